@@ -1,0 +1,152 @@
+"""Check the Navig-xy, Visitall-xy and Vacuum instance generators."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pymimir as pm
+import pytest
+
+from up_gnnplan.datasets.generators import GENERATORS, generate, navig_xy, vacuum
+
+SMALL = {
+    "navig-xy": {"width": 3, "height": 3, "blocked_ratio": 0.25},
+    "visitall-xy": {"width": 2, "height": 3},
+    "vacuum": {"locations": 6, "robots": 2, "extra_edges": 1, "map_fraction": 0.6},
+}
+
+
+def initial_label(domain_text: str, problem_text: str) -> pm.StateLabel:
+    """Expand the full state space with pymimir and return the initial state's label."""
+    problem = pm.Problem(pm.Domain(domain_text), problem_text)
+    space = pm.StateSpaceSampler.new(problem, max_states=100_000)
+    assert space is not None, "state space too large for the test"
+    labels = [space.get_state_label(s) for s in space.get_states()]
+    (label,) = [lab for lab in labels if lab.is_initial]
+    return label
+
+
+def read_all(paths: list[Path]) -> list[str]:
+    """Return the text of each file."""
+    return [p.read_text() for p in paths]
+
+
+@pytest.mark.parametrize("domain", sorted(SMALL))
+def test_same_seed_same_files_and_different_seeds_differ(domain, tmp_path):
+    first = generate(domain, tmp_path / "a", count=3, seed=7, **SMALL[domain])
+    again = generate(domain, tmp_path / "b", count=3, seed=7, **SMALL[domain])
+    other = generate(domain, tmp_path / "c", count=3, seed=8, **SMALL[domain])
+    assert [p.name for p in first] == [p.name for p in again]
+    assert read_all(first) == read_all(again)
+    # Names carry the seed, so compare bodies without the (problem ...) line.
+    strip = lambda texts: [t.split("\n", 1)[1] for t in texts]  # noqa: E731
+    assert strip(read_all(first)) != strip(read_all(other))
+    assert (tmp_path / "a" / "domain.pddl").read_text() == GENERATORS[domain].domain_pddl
+
+
+def test_output_independent_of_hash_seed(tmp_path):
+    script = ("import sys; from pathlib import Path; "
+              "from up_gnnplan.datasets.generators import generate; "
+              "[print(p.read_text()) for d in ('navig-xy', 'visitall-xy', 'vacuum') "
+              "for p in generate(d, Path(sys.argv[1]) / d, count=2, seed=1)]")
+    root = str(Path(__file__).resolve().parents[2])
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed,
+               "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+        result = subprocess.run([sys.executable, "-c", script, str(tmp_path / hash_seed)],
+                                env=env, capture_output=True, text=True, check=True)
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_file_names_and_returned_paths(tmp_path):
+    paths = generate("navig-xy", tmp_path, count=2, seed=5, width=4, height=3)
+    assert [p.name for p in paths] == ["p-4x3b20-5-0.pddl", "p-4x3b20-5-1.pddl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["domain.pddl"] + [p.name for p in paths]
+    assert "(define (problem p-4x3b20-5-0)" in paths[0].read_text()
+
+
+@pytest.mark.parametrize("domain", sorted(SMALL))
+@pytest.mark.parametrize("seed", range(4))
+def test_small_instances_parse_and_are_solvable(domain, seed):
+    generator = GENERATORS[domain]
+    text = generator.generate_problem(random.Random(seed), name="small", **SMALL[domain])
+    label = initial_label(generator.domain_pddl, text)
+    assert not label.is_dead_end
+    assert not label.is_goal
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_navig_optimal_cost_equals_bfs_distance(seed):
+    params = SMALL["navig-xy"]
+    layout = navig_xy.sample_layout(random.Random(seed), **params)
+    assert layout.blocked, "the test should exercise blocked cells"
+    text = navig_xy.generate_problem(random.Random(seed), name="n", **params)
+    assert text == navig_xy.render_problem(layout, "n")
+    label = initial_label(navig_xy.DOMAIN_PDDL, text)
+    assert label.cost_to_goal == layout.distance
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vacuum_optimal_cost_is_nearest_robot_plus_clean(seed):
+    params = SMALL["vacuum"]
+    layout = vacuum.sample_layout(random.Random(seed), **params)
+    reachable = [d for d in layout.distances() if d is not None]
+    assert reachable, "some robot must reach the dirty location"
+    assert layout.dirty not in layout.starts
+    text = vacuum.render_problem(layout, "v")
+    label = initial_label(vacuum.DOMAIN_PDDL, text)
+    assert label.cost_to_goal == min(reachable) + 1
+
+
+def test_vacuum_maps_are_symmetric_and_contain_starts():
+    layout = vacuum.sample_layout(random.Random(3), locations=40, robots=6,
+                                  extra_edges=3, map_fraction=0.3)
+    text = vacuum.render_problem(layout, "v")
+    for r, (edges, start) in enumerate(zip(layout.maps, layout.starts), start=1):
+        assert any(start in edge for edge in edges)
+        for a, b in edges:
+            assert f"(adjacent r{r} l{a + 1} l{b + 1})" in text
+            assert f"(adjacent r{r} l{b + 1} l{a + 1})" in text
+
+
+@pytest.mark.parametrize("domain, params", [
+    ("navig-xy", {"width": 0}),
+    ("navig-xy", {"width": 1, "height": 1}),
+    ("navig-xy", {"height": 2.5}),
+    ("navig-xy", {"blocked_ratio": 1.0}),
+    ("navig-xy", {"blocked_ratio": -0.1}),
+    ("visitall-xy", {"width": -1}),
+    ("visitall-xy", {"width": 1, "height": 1}),
+    ("vacuum", {"locations": 1}),
+    ("vacuum", {"robots": 0}),
+    ("vacuum", {"extra_edges": -1}),
+    ("vacuum", {"map_fraction": 0.0}),
+    ("vacuum", {"map_fraction": 1.5}),
+    ("vacuum", {"width": 3}),
+])
+def test_bad_parameters_raise_value_error(domain, params, tmp_path):
+    with pytest.raises(ValueError):
+        generate(domain, tmp_path, count=1, seed=0, **params)
+    assert not any(tmp_path.iterdir()), "nothing is written when parameters are bad"
+
+
+def test_bad_count_seed_and_domain_raise_value_error(tmp_path):
+    with pytest.raises(ValueError, match="count"):
+        generate("vacuum", tmp_path, count=0, seed=0)
+    with pytest.raises(ValueError, match="seed"):
+        generate("vacuum", tmp_path, count=1, seed="0")
+    with pytest.raises(ValueError, match="navig-xy.*vacuum.*visitall-xy"):
+        generate("sokoban", tmp_path, count=1, seed=0)
+
+
+def test_unsolvable_navig_parameters_raise_after_retries(monkeypatch):
+    # A nearly full 10x10 grid rarely leaves a path; three tries with seed 1 all fail.
+    monkeypatch.setattr(navig_xy, "MAX_TRIES", 3)
+    with pytest.raises(ValueError, match="lower blocked_ratio"):
+        navig_xy.generate_problem(random.Random(1), width=10, height=10, blocked_ratio=0.9)

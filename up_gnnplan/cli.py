@@ -1,0 +1,112 @@
+"""The ``gnnplan`` command line.
+
+Commands are thin: each parses options, calls the package, and prints. Heavy imports (UP,
+pymimir, torch, onnxruntime) happen inside the command that needs them, so ``gnnplan --help``
+starts fast and never imports torch.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import click
+
+# Exit codes, named so that scripts can rely on them.
+EXIT_OK = 0
+EXIT_INPUT_ERROR = 2  # bad input: file, PDDL, unsupported feature, dataset of another domain
+EXIT_UNSOLVABLE = 3  # the problem is proven unsolvable (or could not be solved)
+
+
+def _warning_line(message, category, filename, lineno, line=None):
+    return f"warning: {message}\n"
+
+
+def _fail(error: Exception, code: int = EXIT_INPUT_ERROR):
+    click.echo(f"error: {error}", err=True)
+    sys.exit(code)
+
+
+@click.group()
+@click.version_option(package_name="up-gnnplan")
+def main():
+    """Learn general policies and heuristics for classical planning with relational GNNs."""
+    warnings.formatwarning = _warning_line
+
+
+@main.command()
+@click.argument("domain", type=click.Path(dir_okay=False))
+@click.argument("problems", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Dataset file to write (.npz).")
+@click.option("--method", type=click.Choice(["auto", "expand", "optimal"]), default="auto", show_default=True,
+              help="expand: whole state space; optimal: states along optimal plans and their successors; "
+                   "auto: expand when the space fits under --max-states, else optimal.")
+@click.option("--max-states", type=int, default=100_000, show_default=True, help="State limit of one full expansion.")
+@click.option("--allow-unsolvable", is_flag=True, help="Keep unsolvable problems (all their states are dead ends).")
+@click.option("--heuristic", type=click.Choice(["hmax", "h2", "blind"]), default="hmax", show_default=True,
+              help="Admissible heuristic of the optimal planner (method optimal).")
+@click.option("--plan-time-limit", type=float, default=300.0, show_default=True, help="Seconds for one optimal plan.")
+@click.option("--successor-time-limit", type=float, default=5.0, show_default=True,
+              help="Seconds to label one successor of a plan state (method optimal).")
+@click.option("--no-successors", is_flag=True, help="With method optimal, label only the states on the plans.")
+def dataset(domain, problems, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
+            successor_time_limit, no_successors):
+    """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
+
+    Example: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz
+    """
+    from up_gnnplan.datasets.build import BuildOptions, build_dataset
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.progress import ProblemProgress
+
+    options = BuildOptions(
+        method=method, max_states=max_states, allow_unsolvable=allow_unsolvable, heuristic=heuristic,
+        plan_time_limit=plan_time_limit, successor_time_limit=successor_time_limit,
+        include_successors=not no_successors,
+    )
+    try:
+        with ProblemProgress(len(problems)) as progress:
+            data = build_dataset(domain, list(problems), options, progress=progress)
+        path = data.save(output)
+    except GnnplanError as error:
+        _fail(error)
+    dead = int(data.dead_end.sum())
+    values = data.value[~data.dead_end]
+    click.echo(
+        f"{path}: {len(data)} states from {len(data.problems)} problem(s) of domain '{data.domain}', "
+        f"{dead} dead end(s), V* from {values.min():g} to {values.max():g}"
+    )
+    for record in data.problems:
+        stats = record.stats
+        click.echo(f"  {record.name}: {stats['states']} states ({record.method}), {stats['objects']} objects, "
+                   f"V*(initial) = {stats['initial_value']:g}")
+
+
+@main.command()
+@click.argument("domain_name", metavar="DOMAIN")
+@click.option("-o", "--output", type=click.Path(file_okay=False), required=True, help="Folder to write into.")
+@click.option("--count", type=int, default=10, show_default=True, help="Number of problems.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Size parameter, e.g. -p width=6 -p height=4 (see the domain's defaults below).")
+def generate(domain_name, output, count, seed, params):
+    """Generate seeded instances of DOMAIN (navig-xy, visitall-xy, vacuum)."""
+    from up_gnnplan.datasets.generators import GENERATORS, generate as run
+
+    sizes = {}
+    for item in params:
+        name, sep, value = item.partition("=")
+        if not sep:
+            _fail(ValueError(f"size parameter {item!r} is not NAME=VALUE"))
+        sizes[name.strip()] = float(value) if "." in value else int(value)
+    try:
+        paths = run(domain_name, Path(output), count=count, seed=seed, **sizes)
+    except ValueError as error:
+        known = ", ".join(f"{k} ({', '.join(f'{n}={v}' for n, v in g.defaults.items())})" for k, g in GENERATORS.items())
+        _fail(f"{error}\nknown generators: {known}")
+    click.echo(f"wrote {Path(output) / 'domain.pddl'} and {len(paths)} problem(s)")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,10 @@
+"""Small bundled PDDL examples (Blocksworld, Gripper) for the README, examples and tests."""
+
+from importlib import resources
+from pathlib import Path
+
+
+def example(domain: str, problem: str | None = None) -> Path:
+    """Return the path of a bundled domain file, or of one of its problems."""
+    base = resources.files(__name__) / domain
+    return Path(str(base / (problem or "domain.pddl")))

@@ -1,0 +1,110 @@
+"""Build a dataset from PDDL files: the pipeline behind ``gnnplan dataset``.
+
+For each problem: load and check it, then label its states, either by expanding the whole
+state space (``expand``), along optimal plans (``optimal``), or by expanding when the space
+fits under the state limit and falling back to optimal plans otherwise (``auto``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from up_gnnplan import __version__
+from up_gnnplan.datasets.expansion import expand
+from up_gnnplan.datasets.optimal import label_optimal
+from up_gnnplan.datasets.store import Dataset, ProblemRecord, check_signature, file_sha256
+from up_gnnplan.errors import StateLimitExceeded, UnsolvableProblemError
+from up_gnnplan.problems.loading import load_task
+from up_gnnplan.states.atoms import StateAtoms
+
+log = logging.getLogger(__name__)
+METHODS = ("auto", "expand", "optimal")
+
+
+@dataclass
+class BuildOptions:
+    """How to label the states of each problem."""
+
+    method: str = "auto"  # auto | expand | optimal
+    max_states: int = 100_000  # state limit of a full expansion
+    allow_unsolvable: bool = False  # keep problems whose initial state is a dead end
+    heuristic: str = "hmax"  # admissible heuristic of the optimal planner
+    plan_time_limit: float = 300.0  # seconds for one optimal plan
+    successor_time_limit: float = 5.0  # seconds for labelling one successor off the plan
+    include_successors: bool = True  # also label successors of plan states (method optimal)
+
+
+def _label(task, options: BuildOptions, progress):
+    if options.method in ("auto", "expand"):
+        try:
+            return expand(task, options.max_states, progress=progress)
+        except StateLimitExceeded:
+            if options.method == "expand":
+                raise
+            log.info("%s: more than %d states, labelling along optimal plans", task.source.describe(), options.max_states)
+    return label_optimal(
+        task,
+        heuristic=options.heuristic,
+        plan_time_limit=options.plan_time_limit,
+        successor_time_limit=options.successor_time_limit,
+        include_successors=options.include_successors,
+        progress=progress,
+    )
+
+
+def build_dataset(domain: str | Path, problems: list[str | Path], options: BuildOptions | None = None, progress=None) -> Dataset:
+    """Label the states of ``problems`` (all of ``domain``) and return one dataset.
+
+    ``progress`` is an optional object with ``start(problem, index)`` and
+    ``update(done, total)`` methods (the CLI passes a rich progress bar).
+    """
+    options = options or BuildOptions()
+    if options.method not in METHODS:
+        raise ValueError(f"unknown labelling method {options.method!r}; choose one of {', '.join(METHODS)}")
+    dataset = None
+    for index, problem in enumerate(problems):
+        if progress is not None:
+            progress.start(Path(problem).name, index)
+        task = load_task(domain, problem)
+        if dataset is None:
+            dataset = Dataset(_domain_name(domain), task.signature, package_version=__version__)
+        else:
+            check_signature(dataset, task.signature, str(problem))
+        labelled = _label(task, options, progress.update if progress is not None else None)
+        if labelled.initial_value == float("inf") and not options.allow_unsolvable:
+            raise UnsolvableProblemError(
+                f"{problem}: unsolvable (no goal state is reachable from the initial state among "
+                f"{len(labelled)} states); pass --allow-unsolvable to keep its dead-end states"
+            )
+        atoms = StateAtoms(task)
+        record = ProblemRecord(
+            name=Path(problem).stem,
+            domain_file=str(domain),
+            problem_file=str(problem),
+            domain_sha256=file_sha256(Path(domain)),
+            problem_sha256=file_sha256(Path(problem)),
+            object_names=task.object_names,
+            static=atoms.static,
+            goal=atoms.goal,
+            negative_goal=atoms.negative_goal,
+            method="expanded" if int(labelled.label.max(initial=0)) == 0 else "optimal-plan",
+            stats={
+                "states": len(labelled),
+                "dead_ends": int(labelled.dead_end.sum()),
+                "initial_value": labelled.initial_value,
+                "objects": task.num_objects,
+            },
+        )
+        dataset.add_problem(record, labelled.states, labelled.value, labelled.steps, labelled.dead_end, labelled.is_goal, labelled.label)
+    if dataset is None:
+        raise ValueError("no problem files given")
+    return dataset
+
+
+def _domain_name(domain: str | Path) -> str:
+    """Return the PDDL name of the domain (``(define (domain NAME)``), else the file's folder."""
+    found = re.search(r"\(\s*define\s*\(\s*domain\s+([^\s)]+)", Path(domain).read_text(), re.IGNORECASE)
+    return found.group(1) if found else Path(domain).parent.name

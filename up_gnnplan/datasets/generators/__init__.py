@@ -1,0 +1,124 @@
+"""Generate seeded PDDL instances for the Navig-xy, Visitall-xy and Vacuum domains.
+
+These are the three domains of Ståhlberg, Bonet & Geffner (2024), "Learning General
+Policies for Classical Planning Domains: Getting Beyond C2" (Sections 7-9), whose domain
+files and generators are not published. Each module writes its own domain from the
+paper's description and says what is faithful to the paper and what is our choice.
+
+Usage::
+
+    paths = generate("navig-xy", Path("data/navig"), count=10, seed=0, width=5, height=4)
+
+writes ``domain.pddl`` and ``p-<size>-<seed>-<i>.pddl`` (i = 0..count-1) into the
+directory. One ``random.Random(seed)`` drives the whole batch, so the same arguments give
+byte-identical files, and a larger ``count`` only appends files.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from up_gnnplan.datasets.generators import navig_xy, vacuum, visitall_xy
+
+__all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
+
+
+@dataclass(frozen=True)
+class Generator:
+    """Bundle a domain's PDDL text, its problem sampler and its default size parameters."""
+
+    name: str
+    description: str
+    domain_pddl: str
+    generate_problem: Callable[..., str]
+    defaults: Mapping[str, Any]
+    # Turns the full size parameters into the <size> part of problem file names.
+    size_label: Callable[[Mapping[str, Any]], str]
+
+    def resolve(self, size_params: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the defaults overridden by size_params, rejecting unknown names."""
+        unknown = sorted(set(size_params) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"unknown size parameters for {self.name}: {unknown}; "
+                             f"known: {sorted(self.defaults)}")
+        return {**self.defaults, **size_params}
+
+
+def _percent(value: float) -> int:
+    """Return a ratio as a whole percentage for file names."""
+    return round(100 * value)
+
+
+GENERATORS: dict[str, Generator] = {
+    "navig-xy": Generator(
+        name="navig-xy",
+        description="Reach a goal cell in an x/y-coordinate grid with random blocked cells.",
+        domain_pddl=navig_xy.DOMAIN_PDDL,
+        generate_problem=navig_xy.generate_problem,
+        defaults=MappingProxyType({"width": 6, "height": 4, "blocked_ratio": 0.2}),
+        size_label=lambda p: f"{p['width']}x{p['height']}b{_percent(p['blocked_ratio'])}",
+    ),
+    "visitall-xy": Generator(
+        name="visitall-xy",
+        description="Visit every cell of an obstacle-free x/y-coordinate grid.",
+        domain_pddl=visitall_xy.DOMAIN_PDDL,
+        generate_problem=visitall_xy.generate_problem,
+        defaults=MappingProxyType({"width": 4, "height": 4}),
+        size_label=lambda p: f"{p['width']}x{p['height']}",
+    ),
+    "vacuum": Generator(
+        name="vacuum",
+        description="Send the nearest robot, each with its own map, to clean one location.",
+        domain_pddl=vacuum.DOMAIN_PDDL,
+        generate_problem=vacuum.generate_problem,
+        defaults=MappingProxyType(
+            {"locations": 12, "robots": 3, "extra_edges": 2, "map_fraction": 0.6}),
+        size_label=lambda p: (f"l{p['locations']}r{p['robots']}e{p['extra_edges']}"
+                              f"m{_percent(p['map_fraction'])}"),
+    ),
+}
+
+
+def get_generator(domain: str) -> Generator:
+    """Return the registered generator of a domain, or raise ValueError naming the known ones."""
+    try:
+        return GENERATORS[domain]
+    except KeyError:
+        raise ValueError(f"unknown domain {domain!r}; known: {sorted(GENERATORS)}") from None
+
+
+def generate(domain: str, out_dir: Path, *, count: int, seed: int,
+             **size_params: Any) -> list[Path]:
+    """Write domain.pddl and count seeded problems into out_dir; return the problem paths.
+
+    Existing files with the same names are overwritten. All problems are generated before
+    anything is written, so invalid parameters leave out_dir untouched.
+    """
+    generator = get_generator(domain)
+    params = generator.resolve(size_params)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be an int >= 1, got {count!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an int, got {seed!r}")
+
+    rng = random.Random(seed)
+    label = generator.size_label(params)
+    problems = []
+    for i in range(count):
+        name = f"p-{label}-{seed}-{i}"
+        problems.append((name, generator.generate_problem(rng, name=name, **params)))
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "domain.pddl").write_text(generator.domain_pddl)
+    paths = []
+    for name, text in problems:
+        path = out_dir / f"{name}.pddl"
+        path.write_text(text)
+        paths.append(path)
+    return paths

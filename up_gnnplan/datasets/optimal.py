@@ -1,0 +1,96 @@
+"""Label states of instances too large to expand, using an optimal planner.
+
+The states along an optimal plan get exact V* for free: every suffix of an optimal plan is
+optimal. Their successors off the plan are labelled by one more optimal search each, with a
+time limit; a search that exhausts the space proves a dead end, one that times out leaves the
+state out (no guessed label). The planner is pymimir's A* with an admissible heuristic
+(h^max by default, h^2 as the stronger option).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from up_gnnplan.datasets.expansion import LabelledStates
+from up_gnnplan.errors import UnsolvableProblemError
+from up_gnnplan.native import quiet_stdout
+from up_gnnplan.states.atoms import StateAtoms
+from up_gnnplan.states.successors import is_goal, successors
+
+HEURISTICS = {"hmax": "MaxHeuristic", "h2": "H2Heuristic", "blind": "BlindHeuristic"}
+
+
+def _heuristic(task, name: str):
+    import pymimir
+
+    if name not in HEURISTICS:
+        raise ValueError(f"unknown admissible heuristic {name!r}; choose one of {', '.join(HEURISTICS)}")
+    with quiet_stdout():
+        return getattr(pymimir, HEURISTICS[name])(task.mimir_problem)
+
+
+def _search(task, state, heuristic, time_limit: float):
+    """Return (status, cost, actions) of an optimal search from ``state``."""
+    import pymimir
+
+    result = pymimir.astar_eager(task.mimir_problem, state, heuristic, max_time_seconds=time_limit)
+    return result.status, result.solution_cost, result.solution or []
+
+
+def label_optimal(
+    task,
+    *,
+    heuristic: str = "hmax",
+    plan_time_limit: float = 300.0,
+    successor_time_limit: float = 5.0,
+    include_successors: bool = True,
+    progress=None,
+) -> LabelledStates:
+    """Label the states of an optimal plan of ``task`` and, optionally, their successors."""
+    h = _heuristic(task, heuristic)
+    start = time.perf_counter()
+    status, cost, plan = _search(task, task.initial_state(), h, plan_time_limit)
+    if status == "unsolvable" or status == "exhausted":
+        raise UnsolvableProblemError(f"{task.source.describe()}: proven unsolvable by A* ({heuristic})")
+    if status != "solved":
+        raise UnsolvableProblemError(
+            f"{task.source.describe()}: no optimal plan within {plan_time_limit:g} s (A* status: {status}); "
+            "raise --plan-time-limit or use smaller instances"
+        )
+    atoms = StateAtoms(task)
+    path = [task.initial_state()]
+    costs = []
+    for action in plan:
+        nxt, c = action.apply(path[-1], return_cost=True)
+        path.append(nxt)
+        costs.append(c)
+    suffix = np.concatenate([np.cumsum(costs[::-1])[::-1], [0.0]])
+    seen = {s.get_index() for s in path}
+    rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
+    if include_successors:
+        pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
+        for done, succ in enumerate(pending, start=1):
+            if succ.get_index() in seen:
+                continue
+            seen.add(succ.get_index())
+            if is_goal(task, succ):
+                rows.append((succ, 0.0, 0, False, True, 2))
+                continue
+            s_status, s_cost, s_plan = _search(task, succ, h, successor_time_limit)
+            if s_status == "solved":
+                rows.append((succ, s_cost, len(s_plan), False, False, 2))
+            elif s_status in ("unsolvable", "exhausted"):
+                rows.append((succ, float("inf"), -1, True, False, 2))
+            if progress is not None:
+                progress(done, len(pending))
+    return LabelledStates(
+        states=[atoms.fluent(r[0]) for r in rows],
+        value=np.array([r[1] for r in rows], np.float64),
+        steps=np.array([r[2] for r in rows], np.int32),
+        dead_end=np.array([r[3] for r in rows], bool),
+        is_goal=np.array([r[4] for r in rows], bool),
+        label=np.array([r[5] for r in rows], np.uint8),
+        initial_value=float(cost),
+    )

@@ -1,0 +1,215 @@
+"""The on-disk dataset format: one compressed ``.npz`` file, no pickles.
+
+Format ``up-gnnplan-dataset`` version 1. ``meta`` is a JSON string with the domain name, its
+predicate signature (see :mod:`up_gnnplan.states.signature`), the package version, and one
+entry per problem: source files with their SHA-256, object names, how its states were labelled
+and counts. Arrays (S states, P problems, w = max(1, largest arity)):
+
+============================  =================================================================
+``state_problem`` int32[S]    index of the state's problem
+``value`` float64[S]          exact optimal cost-to-go V* (action costs respected); ``inf`` for
+                              dead ends, which are also flagged in ``dead_end``
+``steps`` int32[S]            number of actions on that optimal path (-1 for dead ends)
+``dead_end``, ``is_goal``     bool[S]
+``label`` uint8[S]            how V* was obtained: 0 full state-space expansion, 1 suffix of an
+                              optimal plan, 2 optimal search from that state
+``fluent_ptr`` int64[S+1]     CSR offsets into ``fluent_pred`` / ``fluent_args`` [A], [A, w]
+``static_ptr`` int64[P+1]     per problem: static and type atoms (shared by all its states)
+``goal_ptr`` int64[P+1]       per problem: positive goal atoms; ``neg_goal_ptr`` negative ones
+============================  =================================================================
+
+A state's atoms are its problem's static atoms followed by its fluent atoms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from up_gnnplan.errors import DatasetError, DatasetMismatchError
+from up_gnnplan.states.atoms import Atoms
+from up_gnnplan.states.signature import PredicateSignature
+
+FORMAT = "up-gnnplan-dataset"
+VERSION = 1
+LABELS = ("expanded", "optimal-plan", "optimal-search")
+
+
+def file_sha256(path: Path | None) -> str | None:
+    """Return the SHA-256 of a file, or None for no file."""
+    if path is None:
+        return None
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@dataclass
+class ProblemRecord:
+    """One problem of a dataset: provenance, objects, static and goal atoms."""
+
+    name: str
+    domain_file: str | None
+    problem_file: str | None
+    domain_sha256: str | None
+    problem_sha256: str | None
+    object_names: list[str]
+    static: Atoms
+    goal: Atoms
+    negative_goal: Atoms
+    method: str
+    stats: dict = field(default_factory=dict)
+
+    def meta(self) -> dict:
+        keys = ("name", "domain_file", "problem_file", "domain_sha256", "problem_sha256", "object_names", "method", "stats")
+        return {k: getattr(self, k) for k in keys}
+
+
+@dataclass
+class Dataset:
+    """Labelled states of several problems of one domain."""
+
+    domain: str
+    signature: PredicateSignature
+    problems: list[ProblemRecord] = field(default_factory=list)
+    state_problem: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    value: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+    steps: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    dead_end: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    is_goal: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    label: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    fluent_ptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    fluent_pred: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    fluent_args: np.ndarray | None = None
+    package_version: str = ""
+
+    @property
+    def width(self) -> int:
+        return max(self.signature.max_arity, 1)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __post_init__(self):
+        if self.fluent_args is None:
+            self.fluent_args = np.zeros((0, self.width), np.int32)
+
+    def add_problem(self, record: ProblemRecord, states: list[Atoms], value, steps, dead_end, is_goal, label) -> None:
+        """Append one problem and its labelled states (fluent atoms only)."""
+        index = len(self.problems)
+        self.problems.append(record)
+        n = len(states)
+        counts = np.array([len(s) for s in states], dtype=np.int64)
+        self.state_problem = np.concatenate([self.state_problem, np.full(n, index, np.int32)])
+        self.value = np.concatenate([self.value, np.asarray(value, np.float64)])
+        self.steps = np.concatenate([self.steps, np.asarray(steps, np.int32)])
+        self.dead_end = np.concatenate([self.dead_end, np.asarray(dead_end, bool)])
+        self.is_goal = np.concatenate([self.is_goal, np.asarray(is_goal, bool)])
+        self.label = np.concatenate([self.label, np.asarray(label, np.uint8)])
+        self.fluent_ptr = np.concatenate([self.fluent_ptr, self.fluent_ptr[-1] + np.cumsum(counts)])
+        joined = Atoms.concat(states, self.width)
+        self.fluent_pred = np.concatenate([self.fluent_pred, joined.pred])
+        self.fluent_args = np.concatenate([self.fluent_args, joined.args])
+
+    def extend(self, other: "Dataset") -> None:
+        """Append every problem of ``other`` (same signature) to this dataset."""
+        check_signature(other, self.signature, "the dataset being merged")
+        for p, record in enumerate(other.problems):
+            idx = np.flatnonzero(other.state_problem == p)
+            states = [other.fluent_atoms(i) for i in idx]
+            self.add_problem(record, states, other.value[idx], other.steps[idx], other.dead_end[idx], other.is_goal[idx], other.label[idx])
+
+    def fluent_atoms(self, i: int) -> Atoms:
+        lo, hi = self.fluent_ptr[i], self.fluent_ptr[i + 1]
+        return Atoms(self.fluent_pred[lo:hi], self.fluent_args[lo:hi])
+
+    def state_atoms(self, i: int) -> Atoms:
+        """Return all atoms of state ``i``: its problem's static atoms, then its fluent atoms."""
+        return Atoms.concat([self.problems[self.state_problem[i]].static, self.fluent_atoms(i)], self.width)
+
+    def state_strings(self, i: int) -> list[str]:
+        names = self.problems[self.state_problem[i]].object_names
+        return self.state_atoms(i).as_strings(self.signature, names)
+
+    # -- files ------------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """Write the dataset to ``path`` (``.npz`` is appended when missing)."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "domain": self.domain,
+            "signature": self.signature.to_json(),
+            "package_version": self.package_version,
+            "problems": [p.meta() for p in self.problems],
+        }
+        arrays = {}
+        for key, getter in (("static", lambda p: p.static), ("goal", lambda p: p.goal), ("neg_goal", lambda p: p.negative_goal)):
+            parts = [getter(p) for p in self.problems]
+            joined = Atoms.concat(parts, self.width)
+            arrays[f"{key}_ptr"] = np.concatenate([[0], np.cumsum([len(a) for a in parts])]).astype(np.int64)
+            arrays[f"{key}_pred"], arrays[f"{key}_args"] = joined.pred, joined.args
+        np.savez_compressed(
+            path,
+            meta=np.array(json.dumps(meta)),
+            state_problem=self.state_problem,
+            value=self.value,
+            steps=self.steps,
+            dead_end=self.dead_end,
+            is_goal=self.is_goal,
+            label=self.label,
+            fluent_ptr=self.fluent_ptr,
+            fluent_pred=self.fluent_pred,
+            fluent_args=self.fluent_args,
+            **arrays,
+        )
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, expect: PredicateSignature | None = None) -> "Dataset":
+        """Read a dataset; with ``expect``, refuse one written for another domain."""
+        path = Path(path)
+        if not path.is_file():
+            raise DatasetError(f"{path}: no such dataset file")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+            meta = json.loads(str(arrays.pop("meta")))
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+            raise DatasetError(f"{path}: not a readable up-gnnplan dataset ({error})") from None
+        if meta.get("format") != FORMAT:
+            raise DatasetError(f"{path}: not an up-gnnplan dataset (format {meta.get('format')!r})")
+        if meta.get("version") != VERSION:
+            raise DatasetError(f"{path}: dataset format version {meta.get('version')} is not supported (this is version {VERSION})")
+        signature = PredicateSignature.from_json(meta["signature"])
+        dataset = cls(meta["domain"], signature, package_version=meta.get("package_version", ""))
+        if expect is not None:
+            check_signature(dataset, expect, str(path))
+
+        def atoms(key, p):
+            lo, hi = arrays[f"{key}_ptr"][p], arrays[f"{key}_ptr"][p + 1]
+            return Atoms(arrays[f"{key}_pred"][lo:hi], arrays[f"{key}_args"][lo:hi])
+
+        for p, entry in enumerate(meta["problems"]):
+            dataset.problems.append(
+                ProblemRecord(static=atoms("static", p), goal=atoms("goal", p), negative_goal=atoms("neg_goal", p), **entry)
+            )
+        for key in ("state_problem", "value", "steps", "dead_end", "is_goal", "label", "fluent_ptr", "fluent_pred", "fluent_args"):
+            setattr(dataset, key, arrays[key])
+        return dataset
+
+
+def check_signature(dataset: Dataset, expect: PredicateSignature, where: str) -> None:
+    """Raise :class:`DatasetMismatchError` unless ``dataset`` has signature ``expect``."""
+    if dataset.signature != expect:
+        raise DatasetMismatchError(
+            f"{where}: the dataset is for domain '{dataset.domain}', whose predicates differ from "
+            f"the expected ones ({dataset.signature.describe_difference(expect)})"
+        )

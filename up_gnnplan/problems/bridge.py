@@ -1,0 +1,212 @@
+"""Bridge a UP problem to pymimir, with explicit name maps both ways.
+
+UP is the front end; pymimir does grounding and successor generation. The problem goes to
+pymimir as PDDL text written by UP's ``PDDLWriter``, whose name maps bring pymimir's objects,
+predicates and actions back to UP items. Traps handled here:
+
+- the writer renames objects (``1st`` becomes ``o_1st``): every name goes through its maps;
+- pymimir adds extra parameters for existential preconditions: ground actions are sliced to
+  the UP action's arity when mapped back;
+- pymimir rejects ``(exists ...)`` goals: each existential goal conjunct is compiled into a
+  nullary derived predicate ``gnnplan-goal-k`` whose definition is the quantified formula, so
+  pymimir's own goal test, state spaces and searches stay exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from up_gnnplan.errors import ProblemLoadError
+from up_gnnplan.problems.fragment import check_supported
+from up_gnnplan.problems.loading import Source
+from up_gnnplan.states.signature import PredicateSignature
+
+_GOAL_PREDICATE = "gnnplan_goal_{}"
+
+
+def _balanced(text: str, start: int) -> int:
+    """Return the index just past the parenthesised expression that opens at ``start``."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "(":
+            depth += 1
+        elif text[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    raise ValueError("unbalanced PDDL written by UP")
+
+
+def _compile_existential_goals(problem):
+    """Return (problem copy, names of goal actions) with each existential goal made a fluent.
+
+    The copy gets, for each existential conjunct, a nullary fluent and a parameterless action
+    whose precondition is the conjunct; :func:`_derive` then turns that action's text into a
+    ``:derived`` rule. Writing the formula through an action keeps every name in the writer's
+    maps, so nothing is printed by hand.
+    """
+    import unified_planning.shortcuts as ups
+
+    conjuncts = []
+    for goal in problem.goals:
+        conjuncts.extend(goal.args if goal.is_and() else [goal])
+    if not any(c.is_exists() for c in conjuncts):
+        return problem, []
+    compiled = problem.clone()
+    compiled.clear_goals()
+    names = []
+    for conjunct in conjuncts:
+        if not conjunct.is_exists():
+            compiled.add_goal(conjunct)
+            continue
+        name = _GOAL_PREDICATE.format(len(names))
+        fluent = ups.Fluent(name, ups.BoolType())
+        compiled.add_fluent(fluent, default_initial_value=False)
+        action = ups.InstantaneousAction(name)
+        action.add_precondition(conjunct)
+        action.add_effect(fluent, True)
+        compiled.add_action(action)
+        compiled.add_goal(fluent)
+        names.append(name)
+    return compiled, names
+
+
+def _derive(domain_text: str, writer, compiled, names: list[str]) -> str:
+    """Replace each goal action of ``domain_text`` by a ``:derived`` rule."""
+    for name in names:
+        pddl_name = writer.get_pddl_name(compiled.action(name))
+        predicate = writer.get_pddl_name(compiled.fluent(name))
+        start = domain_text.index(f"(:action {pddl_name}\n")
+        end = _balanced(domain_text, start)
+        block = domain_text[start:end]
+        pre = block.index(":precondition") + len(":precondition")
+        pre = block.index("(", pre)
+        condition = block[pre : _balanced(block, pre)]
+        rule = f"(:derived ({predicate}) {condition})"
+        domain_text = domain_text[:start] + rule + domain_text[end:]
+    return domain_text.replace("(:requirements", "(:requirements :derived-predicates", 1)
+
+
+class Task:
+    """A planning task on pymimir, with maps between pymimir and UP items.
+
+    Args:
+        up_problem: the UP problem; it is checked against the supported fragment.
+        source: where it came from, for error messages and dataset provenance.
+        mode: pymimir's successor generator, ``"lifted"`` (default; no grounding step, so
+            large instances start at once) or ``"grounded"``.
+    """
+
+    def __init__(self, up_problem, source: Source | None = None, mode: str = "lifted"):
+        import pymimir
+        from unified_planning.io import PDDLWriter
+
+        self.up_problem = up_problem
+        self.source = source or Source()
+        check_supported(up_problem, self.source.describe())
+        compiled, goal_names = _compile_existential_goals(up_problem)
+        self.writer = PDDLWriter(compiled)
+        domain_text = self.writer.get_domain()
+        if goal_names:
+            domain_text = _derive(domain_text, self.writer, compiled, goal_names)
+        self.domain_text, self.problem_text = domain_text, self.writer.get_problem()
+        try:
+            self.mimir_domain = pymimir.Domain(self.domain_text)
+            self.mimir_problem = pymimir.Problem(self.mimir_domain, self.problem_text, mode=mode)
+        except RuntimeError as error:
+            raise ProblemLoadError(f"{self.source.describe()}: pymimir rejected the problem: {error}") from None
+        self.signature = PredicateSignature.from_up_problem(up_problem)
+        self.objects = list(up_problem.all_objects)
+        self.object_names = [o.name for o in self.objects]
+        self._object_id = {o: i for i, o in enumerate(self.objects)}
+        self._mimir_object_id = self._map_mimir_objects()
+        self._mimir_predicate_id = self._map_mimir_predicates()
+        self._actions: dict[int, object] = {}
+
+    # -- name maps ---------------------------------------------------------------------------
+
+    def _up_item(self, pddl_name: str):
+        try:
+            return self.writer.get_item_named(pddl_name)
+        except Exception:  # UP raises a bare exception type for unknown names
+            return None
+
+    def _map_mimir_objects(self) -> dict[int, int]:
+        mapping = {}
+        for obj in self.mimir_problem.get_objects() + self.mimir_domain.get_constants():
+            item = self._up_item(obj.get_name())
+            if item is not None and item in self._object_id:
+                mapping[obj.get_index()] = self._object_id[item]
+        if len(set(mapping.values())) != len(self.objects):
+            raise ProblemLoadError(f"{self.source.describe()}: objects do not map one-to-one between UP and pymimir")
+        return mapping
+
+    def _map_mimir_predicates(self) -> dict[tuple[str, int], int]:
+        """Map (pymimir predicate kind, index) to our predicate id; others are left out."""
+        mapping = {}
+        for kind, predicates in (
+            ("static", self.mimir_domain.get_predicates(ignore_fluent=True, ignore_derived=True)),
+            ("fluent", self.mimir_domain.get_predicates(ignore_static=True, ignore_derived=True)),
+            ("derived", self.mimir_domain.get_predicates(ignore_static=True, ignore_fluent=True)),
+        ):
+            for predicate in predicates:
+                item = self._up_item(predicate.get_name())
+                if item is None or not hasattr(item, "signature"):
+                    continue  # pymimir's type predicates, our goal predicates
+                pid = self.signature.index.get(item.name)
+                if pid is not None:
+                    mapping[(kind, predicate.get_index())] = pid
+        return mapping
+
+    def object_id(self, mimir_object) -> int:
+        """Return our id of a pymimir object."""
+        return self._mimir_object_id[mimir_object.get_index()]
+
+    def predicate_id(self, mimir_atom) -> int | None:
+        """Return our predicate id of a pymimir ground atom, or None if not in the signature."""
+        kind = "static" if mimir_atom.is_static() else "fluent" if mimir_atom.is_fluent() else "derived"
+        return self._mimir_predicate_id.get((kind, mimir_atom.get_predicate().get_index()))
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def to_up_action(self, ground_action):
+        """Return the UP ``ActionInstance`` of a pymimir ground action."""
+        from unified_planning.plans import ActionInstance
+
+        key = ground_action.get_index()
+        cached = self._actions.get(key)
+        if cached is None:
+            action = self.up_problem.action(self._up_item(ground_action.get_action().get_name()).name)
+            arity = len(action.parameters)
+            # pymimir appends existentially quantified variables as extra parameters.
+            params = [self.objects[self.object_id(o)] for o in ground_action.get_objects()[:arity]]
+            cached = ActionInstance(action, tuple(params))
+            self._actions[key] = cached
+        return cached
+
+    def to_up_plan(self, ground_actions):
+        """Return a UP ``SequentialPlan`` for a sequence of pymimir ground actions."""
+        from unified_planning.plans import SequentialPlan
+
+        return SequentialPlan([self.to_up_action(a) for a in ground_actions], self.up_problem.environment)
+
+    def find_ground_action(self, state, action_instance):
+        """Return the applicable pymimir action of ``state`` that ``action_instance`` denotes."""
+        wanted = (action_instance.action.name, tuple(p.object() for p in action_instance.actual_parameters))
+        for ground_action in state.generate_applicable_actions():
+            up = self.to_up_action(ground_action)
+            if (up.action.name, tuple(p.object() for p in up.actual_parameters)) == wanted:
+                return ground_action
+        raise ProblemLoadError(f"{self.source.describe()}: action {action_instance} is not applicable")
+
+    def initial_state(self):
+        """Return pymimir's initial state."""
+        return self.mimir_problem.get_initial_state()
+
+    @property
+    def num_objects(self) -> int:
+        return len(self.objects)
+
+    def object_array(self) -> np.ndarray:
+        """Return the object ids 0..n-1 (for encodings that need them)."""
+        return np.arange(self.num_objects, dtype=np.int64)

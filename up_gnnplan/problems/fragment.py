@@ -1,0 +1,124 @@
+"""Check that a UP problem lies inside the PDDL fragment up-gnnplan supports.
+
+Supported: STRIPS with (hierarchical) typing, negative preconditions and goals, equality,
+existential preconditions and goals, and non-negative action costs given by constants or by
+static numeric fluents (``(increase (total-cost) (road-length ?a ?b))``). Everything else is
+refused with the feature's PDDL name and the file it came from.
+"""
+
+from __future__ import annotations
+
+from up_gnnplan.errors import ProblemLoadError, UnsupportedFeatureError
+
+# UP problem-kind features we accept as they are.
+_ALLOWED = {
+    "ACTION_BASED",
+    "FLAT_TYPING",
+    "HIERARCHICAL_TYPING",
+    "NEGATIVE_CONDITIONS",
+    "EQUALITIES",
+    "EXISTENTIAL_CONDITIONS",
+    "ACTIONS_COST",
+    "PLAN_LENGTH",
+    "STATIC_FLUENTS_IN_ACTIONS_COST",
+    "INT_NUMBERS_IN_ACTIONS_COST",
+    "REAL_NUMBERS_IN_ACTIONS_COST",
+    "BOOL_FLUENT_PARAMETERS",
+}
+# Numeric fluents are accepted only when they are static and feed action costs alone.
+_NUMERIC = {"NUMERIC_FLUENTS", "INT_FLUENTS", "REAL_FLUENTS"}
+
+# How to name a UP feature for a PDDL user.
+_PDDL_NAMES = {
+    "DISJUNCTIVE_CONDITIONS": "disjunctive conditions (or / imply)",
+    "UNIVERSAL_CONDITIONS": "universally quantified conditions (forall)",
+    "CONDITIONAL_EFFECTS": "conditional effects (when)",
+    "FORALL_EFFECTS": "universally quantified effects (forall)",
+    "CONTINUOUS_TIME": "durative actions (:durative-actions)",
+    "DISCRETE_TIME": "durative actions (:durative-actions)",
+    "INTERMEDIATE_CONDITIONS_AND_EFFECTS": "durative actions (:durative-actions)",
+    "TIMED_EFFECTS": "timed initial literals",
+    "TIMED_GOALS": "timed goals",
+    "NUMERIC_FLUENTS": "numeric fluents (:numeric-fluents)",
+    "INT_FLUENTS": "numeric fluents (:numeric-fluents)",
+    "REAL_FLUENTS": "numeric fluents (:numeric-fluents)",
+    "FLUENTS_IN_ACTIONS_COST": "action costs that change during the plan",
+    "INCREASE_EFFECTS": "numeric effects (increase)",
+    "DECREASE_EFFECTS": "numeric effects (decrease)",
+    "STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS": "numeric effects",
+    "FLUENTS_IN_NUMERIC_ASSIGNMENTS": "numeric effects",
+    "OVERSUBSCRIPTION": "soft goals (oversubscription)",
+    "MAKESPAN": "makespan metric",
+    "FINAL_VALUE": "numeric metric (minimize/maximize an expression)",
+    "SIMULATED_EFFECTS": "simulated effects",
+    "STATE_INVARIANTS": "state invariants",
+    "TRAJECTORY_CONSTRAINTS": "trajectory constraints",
+}
+
+
+def _describe(feature: str) -> str:
+    return _PDDL_NAMES.get(feature, feature.lower().replace("_", " "))
+
+
+def _action_costs(problem):
+    """Return the action-cost expressions of the problem's metric, or an empty dict."""
+    from unified_planning.model.metrics import MinimizeActionCosts
+
+    for metric in problem.quality_metrics:
+        if isinstance(metric, MinimizeActionCosts):
+            return {action: metric.get_action_cost(action) for action in problem.actions}
+    return {}
+
+
+def _negative_costs(problem) -> list[str]:
+    """Return descriptions of action costs that can be negative."""
+    found = []
+    costs = _action_costs(problem)
+    for action, cost in costs.items():
+        if cost is None:
+            continue
+        if cost.is_constant():
+            if cost.constant_value() < 0:
+                found.append(f"action '{action.name}' costs {cost.constant_value()}")
+        else:
+            # Static fluent costs: check every initial value of the fluents involved.
+            names = {f.fluent().name for f in _fluent_expressions(cost)}
+            for fluent_expr, value in problem.explicit_initial_values.items():
+                if fluent_expr.is_fluent_exp() and fluent_expr.fluent().name in names:
+                    if value.is_constant() and value.constant_value() < 0:
+                        found.append(f"{fluent_expr} = {value.constant_value()} (cost of '{action.name}')")
+    return found
+
+
+def _fluent_expressions(expression):
+    stack, found = [expression], []
+    while stack:
+        node = stack.pop()
+        if node.is_fluent_exp():
+            found.append(node)
+        stack.extend(node.args)
+    return found
+
+
+def check_supported(problem, where: str = "<UP problem>") -> None:
+    """Raise :class:`UnsupportedFeatureError` unless ``problem`` is in the supported fragment."""
+    features = {str(f) for f in problem.kind.features}
+    unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC})
+    if features & _NUMERIC:
+        cost_fluents = {
+            f.fluent().name for cost in _action_costs(problem).values() if cost is not None for f in _fluent_expressions(cost)
+        }
+        modified = {
+            effect.fluent.fluent().name for action in problem.actions for effect in action.effects
+        }
+        numeric = {f.name for f in problem.fluents if not f.type.is_bool_type()}
+        misused = sorted(n for n in numeric if n not in cost_fluents or n in modified)
+        if misused:
+            unsupported.append("numeric fluents (:numeric-fluents): " + ", ".join(misused))
+    if unsupported:
+        raise UnsupportedFeatureError(unsupported, where)
+    negative = _negative_costs(problem)
+    if negative:
+        raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], where)
+    if not problem.goals:
+        raise ProblemLoadError(f"{where}: the goal is empty, so there is nothing to plan or learn")

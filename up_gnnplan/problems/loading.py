@@ -1,0 +1,134 @@
+"""Read PDDL files into UP problems, with errors that name the file and the line.
+
+UP's reader raises whatever its parser raises (pyparsing exceptions, ``SyntaxError``,
+``KeyError`` for an unknown type); :func:`load_pddl` turns each into a
+:class:`~up_gnnplan.errors.ProblemLoadError` that says which file and, where known, which line.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from up_gnnplan.errors import GnnplanError, ProblemLoadError
+
+
+class PddlQuirkWarning(UserWarning):
+    """A known deviation from the PDDL standard that we accept and repair."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a problem came from, for messages and dataset provenance."""
+
+    domain: Path | None = None
+    problem: Path | None = None
+
+    def describe(self) -> str:
+        """Return a short human-readable name of the files (or ``<UP problem>``)."""
+        if self.domain is None and self.problem is None:
+            return "<UP problem>"
+        return " / ".join(str(p) for p in (self.domain, self.problem) if p is not None)
+
+
+_WARNED_DOMAINS: set[Path] = set()  # warn once per domain file, not once per problem
+_COMMENT = re.compile(r";[^\n]*")
+_TYPED_LIST = re.compile(r"\s-\s+[A-Za-z]")
+_LINE_IN_MESSAGE = re.compile(r"line:?\s*(\d+)")
+
+
+def _read(path: Path) -> str:
+    if not path.is_file():
+        raise ProblemLoadError(f"{path}: no such file")
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ProblemLoadError(f"{path}: cannot be read ({error})") from None
+
+
+def check_parentheses(text: str, path: Path | str) -> None:
+    """Raise if the parentheses of ``text`` do not balance, naming the offending line."""
+    stack: list[int] = []
+    for line_number, line in enumerate(_COMMENT.sub("", text).splitlines(), start=1):
+        for char in line:
+            if char == "(":
+                stack.append(line_number)
+            elif char == ")":
+                if not stack:
+                    raise ProblemLoadError(f"{path}, line {line_number}: ')' closes nothing")
+                stack.pop()
+    if stack:
+        raise ProblemLoadError(
+            f"{path}: '(' opened on line {stack[-1]} is never closed "
+            f"({len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} left open at the end of the file)"
+        )
+
+
+def _warn_undeclared_typing(domain_text: str, problem_text: str, domain_path: Path) -> None:
+    """Warn when objects are typed although the domain does not declare ``:typing``.
+
+    The IPC 2023 Blocksworld domain declares only ``:strips`` while its problems write
+    ``b1 - object``; UP reads this, and the PDDL we hand to pymimir declares ``:typing``.
+    """
+    domain_code = _COMMENT.sub("", domain_text).lower()
+    requirements = re.search(r"\(:requirements([^)]*)\)", domain_code)
+    declared = requirements.group(1).split() if requirements else []
+    if ":typing" in declared or ":adl" in declared:
+        return
+    if domain_path.resolve() in _WARNED_DOMAINS:
+        return
+    if _TYPED_LIST.search(domain_code) or _TYPED_LIST.search(_COMMENT.sub("", problem_text)):
+        _WARNED_DOMAINS.add(domain_path.resolve())
+        warnings.warn(
+            f"{domain_path}: types are used but ':typing' is not declared; assuming ':typing'",
+            PddlQuirkWarning,
+            stacklevel=3,
+        )
+
+
+def _translate(error: Exception, path: Path) -> ProblemLoadError:
+    """Turn an exception from UP's PDDL reader into a message naming the file."""
+    line = getattr(error, "lineno", None)
+    message = str(error).strip() or type(error).__name__
+    if line is None:
+        found = _LINE_IN_MESSAGE.search(message)
+        line = int(found.group(1)) if found else None
+    if isinstance(error, KeyError):
+        message = f"unknown name {message} (an undeclared type, object or predicate?)"
+    elif message.startswith("Not able to handle:"):
+        message = "unknown predicate or malformed expression: " + message[len("Not able to handle:") :].strip()
+    where = f"{path}, line {line}" if line is not None else str(path)
+    return ProblemLoadError(f"{where}: {message}")
+
+
+def load_pddl(domain: str | Path, problem: str | Path):
+    """Parse ``domain`` and ``problem`` into a UP ``Problem``, checking both files first."""
+    from unified_planning.io import PDDLReader
+
+    domain_path, problem_path = Path(domain), Path(problem)
+    domain_text, problem_text = _read(domain_path), _read(problem_path)
+    check_parentheses(domain_text, domain_path)
+    check_parentheses(problem_text, problem_path)
+    _warn_undeclared_typing(domain_text, problem_text, domain_path)
+    # Parse the domain alone first, so that an error is blamed on the right file.
+    try:
+        PDDLReader().parse_problem_string(domain_text)
+    except GnnplanError:
+        raise
+    except Exception as error:  # UP's parser raises many unrelated types
+        raise _translate(error, domain_path) from None
+    try:
+        up_problem = PDDLReader().parse_problem_string(domain_text, problem_text)
+    except Exception as error:
+        raise _translate(error, problem_path) from None
+    return up_problem
+
+
+def load_task(domain: str | Path, problem: str | Path, **task_options):
+    """Load PDDL files and return a checked :class:`~up_gnnplan.problems.bridge.Task`."""
+    from up_gnnplan.problems.bridge import Task
+
+    up_problem = load_pddl(domain, problem)
+    return Task(up_problem, source=Source(Path(domain), Path(problem)), **task_options)

@@ -1,0 +1,47 @@
+"""A rich progress display for per-problem work (datasets, training data, comparisons)."""
+
+from __future__ import annotations
+
+import sys
+
+
+class ProblemProgress:
+    """Show one bar over problems and one over the states of the current problem.
+
+    Used as a context manager; quiet when stderr is not a terminal, so logs and CI output
+    stay clean.
+    """
+
+    def __init__(self, total: int, enabled: bool | None = None):
+        self.total = total
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._progress = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=Console(stderr=True), transient=True,
+            )
+            self._progress.__enter__()
+            self._problems = self._progress.add_task("problems", total=self.total)
+            self._states = self._progress.add_task("states", total=None)
+        return self
+
+    def start(self, name: str, index: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._problems, completed=index, description=f"problems ({name})")
+            self._progress.reset(self._states, total=None)
+
+    def update(self, done: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._states, completed=done, total=total)
+
+    def __exit__(self, *exc):
+        if self._progress is not None:
+            self._progress.update(self._problems, completed=self.total)
+            self._progress.__exit__(*exc)
+        return False
