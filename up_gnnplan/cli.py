@@ -108,5 +108,64 @@ def generate(domain_name, output, count, seed, params):
     click.echo(f"wrote {Path(output) / 'domain.pddl'} and {len(paths)} problem(s)")
 
 
+@main.command()
+@click.argument("datasets", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Checkpoint to write (.pt, local use).")
+@click.option("--arch", "architecture", type=click.Choice(["rgnn", "rgnn_t", "ploi"]), default="rgnn", show_default=True)
+@click.option("--t", "t", type=int, default=1, show_default=True, help="R-GNN[t] parameter (--arch rgnn_t).")
+@click.option("--goal-mode", type=click.Choice(["separate", "achieved"]), default="separate", show_default=True)
+@click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
+@click.option("--layers", type=int, default=30, show_default=True, help="Message-passing rounds (shared weights).")
+@click.option("--aggregation", type=click.Choice(["smoothmax", "max", "sum", "mean"]), default="smoothmax", show_default=True)
+@click.option("--loss", type=click.Choice(["l1", "mse"]), default="l1", show_default=True)
+@click.option("--lr", type=float, default=1e-3, show_default=True, help="Adam learning rate.")
+@click.option("--batch-size", type=int, default=32, show_default=True)
+@click.option("--max-epochs", type=int, default=500, show_default=True)
+@click.option("--max-seconds", type=float, default=300.0, show_default=True, help="Wall-clock budget.")
+@click.option("--patience", type=int, default=30, show_default=True, help="Epochs without improvement before stopping.")
+@click.option("--validation-fraction", type=float, default=0.2, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--threads", type=int, default=1, show_default=True, help="Torch threads (1 is fastest on small graphs).")
+def train(datasets, output, **options):
+    """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
+
+    Example: gnnplan train blocks.npz -o blocks.pt --arch rgnn --max-seconds 300
+    """
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        _fail(RuntimeError("training needs torch: pip install 'up-gnnplan[train]'"))
+    from up_gnnplan.datasets import Dataset
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.training import TrainConfig
+    from up_gnnplan.training.checkpoint import save_checkpoint
+    from up_gnnplan.training.loop import train as run
+
+    config = TrainConfig(**options)
+    try:
+        data = Dataset.load(datasets[0])
+        for path in datasets[1:]:
+            data.extend(Dataset.load(path, expect=data.signature))
+    except GnnplanError as error:
+        _fail(error)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), disable=not sys.stderr.isatty(), transient=True) as bar:
+        task = bar.add_task("training", total=config.max_epochs, info="")
+
+        def on_epoch(epoch, loss, val, best):
+            bar.update(task, completed=epoch, info=f"loss {loss:.3f}  val MAE {val:.3f}  best {best:.3f}")
+
+        model, encoding, record = run(data, config, on_epoch)
+    record["datasets"] = [str(p) for p in datasets]
+    record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
+    path = save_checkpoint(output, model, encoding, config, record, data.domain)
+    val = record["validation"] or record["train"]
+    click.echo(f"{path}: {config.architecture} on '{data.domain}', {record['epochs']} epochs in {record['seconds']} s, "
+               f"best epoch {record['best_epoch']}, validation MAE {val.get('mae', float('nan')):.3f} "
+               f"(max {val.get('max_error', float('nan')):.2f}) on {record['validation_states']} states")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -7,6 +7,7 @@ get ``inf``, never a made-up number.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,4 +62,50 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
             initial_value = value[i]
         if progress is not None and (i % 1000 == 0 or i == n - 1):
             progress(i + 1, n)
+    if not _unit_costs(task):
+        # pymimir's steps_to_goal counts the fewest actions to a goal, ignoring costs; with
+        # action costs the documented label is the length of a cheapest path.
+        steps = _steps_on_cheapest_paths(space, states, value, is_goal)
     return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value)
+
+
+def _unit_costs(task) -> bool:
+    """Return whether every action of ``task`` costs 1 (no action-cost metric, or all 1)."""
+    from unified_planning.model.metrics import MinimizeActionCosts
+
+    problem = task.up_problem
+    for metric in problem.quality_metrics:
+        if isinstance(metric, MinimizeActionCosts):
+            costs = [metric.get_action_cost(action) for action in problem.actions]
+            return all(c is not None and c.is_constant() and c.constant_value() == 1 for c in costs)
+    return True
+
+
+def _steps_on_cheapest_paths(space, states, value: np.ndarray, is_goal: np.ndarray) -> np.ndarray:
+    """Return, per state, the fewest actions on a path to a goal of cost V* (-1 for dead ends).
+
+    A path is cheapest exactly when each of its transitions is tight (cost + V*(next) ==
+    V*(state)), so this is a breadth-first search backwards from the goals over tight
+    transitions. (pymimir's ``get_backward_transitions`` yields the target state, not the
+    source, so the reverse edges are collected from the forward transitions.)
+    """
+    position = {state.get_index(): i for i, state in enumerate(states)}
+    tight_predecessors: list[list[int]] = [[] for _ in states]
+    for i, state in enumerate(states):
+        if not np.isfinite(value[i]):
+            continue
+        for action, _ in space.get_forward_transitions(state):
+            successor, cost = action.apply(state, return_cost=True)
+            j = position[successor.get_index()]
+            if abs(cost + value[j] - value[i]) <= 1e-9 * max(1.0, abs(value[i])):
+                tight_predecessors[j].append(i)
+    steps = np.full(len(states), -1, np.int32)
+    queue = deque(np.flatnonzero(is_goal).tolist())
+    steps[list(queue)] = 0
+    while queue:
+        j = queue.popleft()
+        for i in tight_predecessors[j]:
+            if steps[i] == -1:
+                steps[i] = steps[j] + 1
+                queue.append(i)
+    return steps

@@ -182,14 +182,21 @@ class Dataset:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
             meta = json.loads(str(arrays.pop("meta")))
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as error:
             raise DatasetError(f"{path}: not a readable up-gnnplan dataset ({error})") from None
-        if meta.get("format") != FORMAT:
-            raise DatasetError(f"{path}: not an up-gnnplan dataset (format {meta.get('format')!r})")
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            found = meta.get("format") if isinstance(meta, dict) else None
+            raise DatasetError(f"{path}: not an up-gnnplan dataset (format {found!r})")
         if meta.get("version") != VERSION:
             raise DatasetError(f"{path}: dataset format version {meta.get('version')} is not supported (this is version {VERSION})")
-        signature = PredicateSignature.from_json(meta["signature"])
-        dataset = cls(meta["domain"], signature, package_version=meta.get("package_version", ""))
+        # A file with the right header can still lack arrays or metadata entries: report it as
+        # corrupt rather than with a KeyError or TypeError from deep inside.
+        corrupt = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+        try:
+            signature = PredicateSignature.from_json(meta["signature"])
+            dataset = cls(meta["domain"], signature, package_version=meta.get("package_version", ""))
+        except corrupt as error:
+            raise DatasetError(f"{path}: corrupt up-gnnplan dataset ({type(error).__name__}: {error})") from None
         if expect is not None:
             check_signature(dataset, expect, str(path))
 
@@ -197,12 +204,15 @@ class Dataset:
             lo, hi = arrays[f"{key}_ptr"][p], arrays[f"{key}_ptr"][p + 1]
             return Atoms(arrays[f"{key}_pred"][lo:hi], arrays[f"{key}_args"][lo:hi])
 
-        for p, entry in enumerate(meta["problems"]):
-            dataset.problems.append(
-                ProblemRecord(static=atoms("static", p), goal=atoms("goal", p), negative_goal=atoms("neg_goal", p), **entry)
-            )
-        for key in ("state_problem", "value", "steps", "dead_end", "is_goal", "label", "fluent_ptr", "fluent_pred", "fluent_args"):
-            setattr(dataset, key, arrays[key])
+        try:
+            for p, entry in enumerate(meta["problems"]):
+                dataset.problems.append(
+                    ProblemRecord(static=atoms("static", p), goal=atoms("goal", p), negative_goal=atoms("neg_goal", p), **entry)
+                )
+            for key in ("state_problem", "value", "steps", "dead_end", "is_goal", "label", "fluent_ptr", "fluent_pred", "fluent_args"):
+                setattr(dataset, key, arrays[key])
+        except corrupt as error:
+            raise DatasetError(f"{path}: corrupt up-gnnplan dataset ({type(error).__name__}: {error})") from None
         return dataset
 
 

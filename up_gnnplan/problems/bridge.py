@@ -22,6 +22,7 @@ from up_gnnplan.problems.loading import Source
 from up_gnnplan.states.signature import PredicateSignature
 
 _GOAL_PREDICATE = "gnnplan_goal_{}"
+_GOAL_ACTION = "gnnplan_achieve_goal_{}"
 
 
 def _balanced(text: str, start: int) -> int:
@@ -38,7 +39,7 @@ def _balanced(text: str, start: int) -> int:
 
 
 def _compile_existential_goals(problem):
-    """Return (problem copy, names of goal actions) with each existential goal made a fluent.
+    """Return (problem copy, (fluent, action) names) with each existential goal made a fluent.
 
     The copy gets, for each existential conjunct, a nullary fluent and a parameterless action
     whose precondition is the conjunct; :func:`_derive` then turns that action's text into a
@@ -59,22 +60,27 @@ def _compile_existential_goals(problem):
         if not conjunct.is_exists():
             compiled.add_goal(conjunct)
             continue
-        name = _GOAL_PREDICATE.format(len(names))
+        # The fluent and the action need distinct names that the problem does not use yet
+        # (UP refuses a name used twice).
+        k = len(names)
+        while compiled.has_name(_GOAL_PREDICATE.format(k)) or compiled.has_name(_GOAL_ACTION.format(k)):
+            k += 1
+        name = _GOAL_PREDICATE.format(k)
         fluent = ups.Fluent(name, ups.BoolType())
         compiled.add_fluent(fluent, default_initial_value=False)
-        action = ups.InstantaneousAction(name)
+        action = ups.InstantaneousAction(_GOAL_ACTION.format(k))
         action.add_precondition(conjunct)
         action.add_effect(fluent, True)
         compiled.add_action(action)
         compiled.add_goal(fluent)
-        names.append(name)
+        names.append((name, action.name))
     return compiled, names
 
 
-def _derive(domain_text: str, writer, compiled, names: list[str]) -> str:
+def _derive(domain_text: str, writer, compiled, names: list[tuple[str, str]]) -> str:
     """Replace each goal action of ``domain_text`` by a ``:derived`` rule."""
-    for name in names:
-        pddl_name = writer.get_pddl_name(compiled.action(name))
+    for name, action_name in names:
+        pddl_name = writer.get_pddl_name(compiled.action(action_name))
         predicate = writer.get_pddl_name(compiled.fluent(name))
         start = domain_text.index(f"(:action {pddl_name}\n")
         end = _balanced(domain_text, start)

@@ -1,0 +1,321 @@
+"""R-GNN[t] input: an R-GNN over object pairs, ``R-GNN[t](S, O) = R-GNN(A_t(S), O²)``.
+
+Ståhlberg, Bonet & Geffner (2024), "Learning General Policies for Classical Planning Domains:
+Getting Beyond C2", section 4. The model is the plain
+:class:`~up_gnnplan.models.rgnn.RelationalGNN`; only its input changes.
+
+Nodes
+    Every ordered pair ``⟨o, o'⟩`` of objects of a state: ``n²`` nodes for ``n`` objects, with
+    node id ``offset + o * n + o'`` (``offset``: the number of pair nodes of the earlier states
+    of the batch).
+
+``A_0(S) = { p(⟨w⟩²) | p(w) ∈ S }``
+    An atom ``p(o1..om)`` becomes an atom of relation ``p`` of arity ``m²`` over the pairs
+    ``(o1,o1), (o1,o2), .., (o1,om), .., (om,o1), .., (om,om)``, in that order. ``S`` holds the
+    state's atoms (fluent, static and ``type:`` atoms, see :mod:`up_gnnplan.states.signature`)
+    and its goal atoms as atoms of separate goal predicates (``p@goal``, or in goal mode
+    ``achieved`` ``p@goal-achieved`` / ``p@goal-open``, and ``p@goal-negative``), exactly as
+    for the plain R-GNN (:func:`~up_gnnplan.encodings.base.split_goal`).
+
+    Nullary atoms (``handempty``) have no object; as in the plain R-GNN each true nullary atom
+    is first lifted to a unary atom on every object (:func:`~up_gnnplan.encodings.rgnn.lift_nullary`),
+    which ``⟨·⟩²`` then maps to a unary atom on every pair ``⟨o, o⟩``. Nullary predicates
+    therefore become unary relations (``1² = 1``).
+
+``OBJ``
+    A static unary atom ``OBJ(o)`` for every object, mapped to ``OBJ(⟨o, o⟩)``: it marks the
+    pairs that the readout sums (paper, end of section 4). The relation ``OBJ`` is always
+    present, right after the predicate and goal relations.
+
+``Δ_t(S)`` (``t ≥ 1``), relation ``compose`` of arity 3, last in the relation list
+    ``△(⟨o,o'⟩, ⟨o',o''⟩, ⟨o,o''⟩)`` for all ``⟨o,o'⟩, ⟨o',o''⟩ ∈ R_t``: the composed pair is
+    the third argument. ``R_1`` holds ``⟨o, o'⟩`` iff ``o`` and ``o'`` occur together in an
+    atom of ``S``, in either order; ``R_t = R_{t-1} ∘ R_{t-1}`` for ``t > 1``.
+
+    Our reading of "``o`` and ``o'`` are both in an atom": ``o = o'`` is allowed. Since the
+    ``OBJ(o)`` atoms are atoms of ``S``, every ``⟨o, o⟩`` is in ``R_1``; ``R_1`` is thus
+    reflexive and symmetric, and so is every ``R_t``, which gives ``R_t ⊇ R_{t-1}``
+    (compose with ``⟨o', o'⟩``) — larger ``t`` only adds compose atoms. Reflexivity also adds
+    the "degenerate" atoms ``△(⟨o,o⟩, ⟨o,o'⟩, ⟨o,o'⟩)`` and ``△(⟨o,o'⟩, ⟨o',o'⟩, ⟨o,o'⟩)`` for
+    each ``⟨o,o'⟩ ∈ R_t``, which link every pair in ``R_t`` with its two single-object pairs.
+    Static and type atoms are atoms of ``S`` and count for ``R_1`` (so a static ``succ-x``
+    or ``cell(x, y)`` links its objects); type atoms are unary and only add ``⟨o, o⟩``, which
+    ``OBJ`` already adds. Goal atoms count as well (they are atoms of ``S`` in the paper's
+    convention). Lifted nullary atoms are unary too and add nothing.
+
+    For ``t = 0`` there is no ``compose`` relation at all (``A_0(S)`` has none), so an R-GNN[0]
+    model has no ``compose`` MLP.
+
+Readout
+    Only the pairs ``⟨o, o⟩`` (``readout_nodes``, with their state in ``readout_graph``):
+    ``V(S) = MLP(Σ_o f_L(⟨o, o⟩))``.
+
+Outputs: ``node_graph`` [N], ``readout_nodes`` [R], ``readout_graph`` [R], ``graph_index`` [G],
+then ``rel_0 .. rel_{R-1}`` (int64 [k, arity]); :meth:`RGNNTEncoding.schema` lists the
+relations with their (squared) arities, so ``RelationalGNN(encoding.relations, ...)`` works
+unchanged.
+
+Implementation: everything is vectorised over atoms and pairs. ``A_0`` is one gather per
+relation over the whole batch; ``R_1`` is a boolean ``n × n`` matrix per state filled by
+fancy indexing, ``R_t`` by ``t - 1`` squarings (float32 matrix products, ``> 0``); ``Δ_t`` is
+one sparse join over the whole batch (for each edge ``⟨o,o'⟩`` of ``R_t``, all out-edges of
+``o'`` from a CSR index, expanded with ``np.repeat``). ``|Δ_t| = Σ_{o'} indeg(o') · outdeg(o')``
+over ``R_t``, at most ``n³`` per state.
+
+Cost (measured with ``OMP_NUM_THREADS=1`` on the shared development machine; one state,
+goal mode ``separate``; "atoms" counts every atom of every relation except ``compose``;
+time = mean ``encode([state])`` per state, and for a batch of 32 such states, per state)::
+
+    instance                 objs  nodes    A_0+OBJ  Δ_0   Δ_1      Δ_2      ms/state t=0/1/2 (1)    ms/state t=0/1/2 (batch 32)
+    Blocksworld  5 blocks      5     25       30      0      65      125     0.09 / 0.13 / 0.16       0.03 / 0.04 / 0.05
+    Blocksworld 10 blocks     10    100       60      0     136      358     0.09 / 0.13 / 0.15       0.03 / 0.04 / 0.07
+    Blocksworld 20 blocks     20    400      120      0     276      808     0.09 / 0.13 / 0.17       0.04 / 0.07 / 0.12
+    Navig-xy  6 x 4           10    100       56      0     460     1000     0.10 / 0.15 / 0.18       0.03 / 0.06 / 0.10
+    Navig-xy 10 x 10          20    400      149      0    2540     8000     0.10 / 0.19 / 0.27       0.04 / 0.14 / 0.35
+
+(Blocksworld: random states of random instances; the goal is a single tower. Navig-xy: a
+generated instance with ~25% blocked cells, initial state. In Navig-xy the static
+``cell(x, y)`` atoms put every ``⟨x, y⟩`` in ``R_1``, so ``R_2`` is already every pair and
+``Δ_2 = n³``; for ``t ≥ 2`` the compose atoms grow cubically with the number of objects.)
+Regenerate the table with ``python -m up_gnnplan.encodings.rgnn_t``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from up_gnnplan.encodings.base import Encoding, StateInput, split_goal
+from up_gnnplan.encodings.rgnn import FIXED_INPUTS, lift_nullary, relation_table
+from up_gnnplan.states.atoms import Atoms
+
+OBJ = "OBJ"
+COMPOSE = "compose"
+
+
+def square_pairs(args: np.ndarray, objects: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Return int64 [k, w, w] with ``[i, a, b]`` = pair node id of ``⟨args[i, a], args[i, b]⟩``.
+
+    ``objects[i]`` / ``offsets[i]``: the number of objects and the first pair node id of the
+    state of atom ``i``. Entries involving padding (-1) are meaningless; ``⟨w⟩²`` of an atom of
+    arity ``m`` is ``[i, :m, :m]`` read row by row.
+    """
+    w = args.astype(np.int64)
+    n = objects.astype(np.int64)[:, None, None]
+    return offsets.astype(np.int64)[:, None, None] + w[:, :, None] * n + w[:, None, :]
+
+
+def cooccurrence(args: np.ndarray, num_objects: int) -> np.ndarray:
+    """Return ``R_1`` of one state: boolean [n, n], true where two objects share an atom.
+
+    ``args`` holds object ids padded with -1; the diagonal is always set (``OBJ`` atoms).
+    """
+    relation = np.eye(num_objects, dtype=bool)
+    width = args.shape[1]
+    for i in range(width):
+        for j in range(width):
+            if i == j:
+                continue
+            both = (args[:, i] >= 0) & (args[:, j] >= 0)
+            relation[args[both, i], args[both, j]] = True
+    return relation
+
+
+def compose_closure(relation: np.ndarray, t: int) -> np.ndarray:
+    """Return ``R_t`` from ``R_1``: ``t - 1`` compositions ``R ∘ R`` (boolean matrix products)."""
+    for _ in range(t - 1):
+        as_float = relation.astype(np.float32)
+        relation = (as_float @ as_float) > 0
+    return relation
+
+
+def compose_join(src: np.ndarray, dst: np.ndarray, num_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return all ``(o, o', o'')`` with edges ``o → o'`` and ``o' → o''`` (a sparse self-join).
+
+    ``src``/``dst`` are the edges of a relation over ``num_nodes`` global ids. Each edge
+    ``(o, o')`` is repeated ``outdeg(o')`` times and paired with the out-edges of ``o'``,
+    found through a CSR index of the edges sorted by source.
+    """
+    order = np.argsort(src, kind="stable")
+    src, dst = src[order], dst[order]
+    starts = np.searchsorted(src, np.arange(num_nodes + 1))
+    degree = np.diff(starts)
+    counts = degree[dst]
+    total = int(counts.sum())
+    first = np.repeat(np.arange(len(src)), counts)
+    within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    second = np.repeat(starts[dst], counts) + within
+    return src[first], dst[first], dst[second]
+
+
+class RGNNTEncoding(Encoding):
+    """Object pairs as nodes; ``A_t(S)``: squared atoms, ``OBJ`` and (t ≥ 1) compose atoms."""
+
+    name = "rgnn_t"
+
+    def __init__(self, signature, goal_mode: str = "separate", t: int = 1):
+        super().__init__(signature, goal_mode)
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
+            raise ValueError(f"t must be a non-negative integer, not {t!r}")
+        if t < 0:
+            raise ValueError(f"t must be a non-negative integer, not {t}")
+        self.t = int(t)
+        base, self._lookup = relation_table(signature, goal_mode)
+        self._base_arities = [a for _, a in base]  # arities in S (nullary lifted to 1)
+        self.relations = [(name, a * a) for name, a in base] + [(OBJ, 1)]
+        self._obj_relation = len(base)
+        if self.t >= 1:
+            self.relations.append((COMPOSE, 3))
+        # Arity of every goal-block predicate id, for lifting nullary goal atoms too.
+        self._block_arities = np.tile(np.array(signature.arities, dtype=np.int64), 4)
+
+    def input_names(self) -> list[str]:
+        return FIXED_INPUTS + [f"rel_{i}" for i in range(len(self.relations))]
+
+    def schema(self) -> dict:
+        return {"relations": [[n, a] for n, a in self.relations]}
+
+    def config(self) -> dict:
+        return {**super().config(), "t": self.t}
+
+    def encode(self, states: list[StateInput]) -> dict[str, np.ndarray]:
+        P = len(self.signature)
+        B = len(states)
+        sizes = np.array([s.num_objects for s in states], dtype=np.int64)
+        pair_offsets = np.concatenate([[0], np.cumsum(sizes * sizes)]).astype(np.int64)
+        object_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        preds, args, atom_state = [], [], []
+        edges_src, edges_dst = [], []  # R_t over global object ids
+        for b, state in enumerate(states):
+            width = state.atoms.args.shape[1]
+            atoms = Atoms.concat([state.atoms, split_goal(state, self.goal_mode, P)], width)
+            atoms = lift_nullary(atoms, self._block_arities, state.num_objects)
+            relation = self._lookup[atoms.pred]
+            keep = relation >= 0
+            preds.append(relation[keep])
+            args.append(atoms.args[keep])
+            atom_state.append(np.full(int(keep.sum()), b, dtype=np.int64))
+            if self.t >= 1:
+                r = compose_closure(cooccurrence(atoms.args[keep], state.num_objects), self.t)
+                o, o2 = np.nonzero(r)
+                edges_src.append(o + object_offsets[b])
+                edges_dst.append(o2 + object_offsets[b])
+        width = max((a.shape[1] for a in args), default=1)
+        pred = np.concatenate(preds) if preds else np.zeros(0, np.int64)
+        arg = np.concatenate([a if a.shape[1] == width else _pad(a, width) for a in args]) if args else np.zeros((0, 1), np.int32)
+        owner = np.concatenate(atom_state) if atom_state else np.zeros(0, np.int64)
+
+        # A_0: <w>^2 of every atom at once, then one slice per relation.
+        order = np.argsort(pred, kind="stable")
+        pred, owner = pred[order], owner[order]
+        pairs = square_pairs(arg[order], sizes[owner], pair_offsets[owner])
+        bounds = np.searchsorted(pred, np.arange(len(self._base_arities) + 1))
+        out_relations = [
+            pairs[bounds[r] : bounds[r + 1], :arity, :arity].reshape(-1, arity * arity)
+            for r, arity in enumerate(self._base_arities)
+        ]
+
+        # OBJ(<o,o>) for every object; these are also the readout nodes.
+        graph_of_object = np.repeat(np.arange(B, dtype=np.int64), sizes)
+        local = np.arange(int(sizes.sum()), dtype=np.int64) - object_offsets[graph_of_object]
+        diagonal = pair_offsets[graph_of_object] + local * (sizes[graph_of_object] + 1)
+        out_relations.append(diagonal.reshape(-1, 1))
+
+        if self.t >= 1:
+            src = np.concatenate(edges_src) if edges_src else np.zeros(0, np.int64)
+            dst = np.concatenate(edges_dst) if edges_dst else np.zeros(0, np.int64)
+            o, o1, o2 = compose_join(src, dst, int(sizes.sum()))
+            g = graph_of_object[o]
+            base, n = pair_offsets[g], sizes[g]
+            lo, l1, l2 = local[o], local[o1], local[o2]
+            out_relations.append(np.stack([base + lo * n + l1, base + l1 * n + l2, base + lo * n + l2], axis=1))
+
+        out = {
+            "node_graph": np.repeat(np.arange(B, dtype=np.int64), sizes * sizes),
+            "readout_nodes": diagonal,
+            "readout_graph": graph_of_object,
+            "graph_index": np.arange(B, dtype=np.int64),
+        }
+        out.update({f"rel_{i}": np.ascontiguousarray(g, dtype=np.int64) for i, g in enumerate(out_relations)})
+        return out
+
+
+def _pad(args: np.ndarray, width: int) -> np.ndarray:
+    """Return ``args`` padded with -1 columns up to ``width``."""
+    padded = np.full((len(args), width), -1, dtype=args.dtype)
+    padded[:, : args.shape[1]] = args
+    return padded
+
+
+def _measure() -> None:  # pragma: no cover - regenerates the cost table of the module docstring
+    import random
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.states import StateAtoms
+
+    def timed(enc, batch, repeat):
+        enc.encode(batch)
+        start = time.perf_counter()
+        for _ in range(repeat):
+            enc.encode(batch)
+        return (time.perf_counter() - start) / repeat / len(batch) * 1000
+
+    def report(label, signature, state):
+        counts, single, batched = [], [], []
+        for t in (0, 1, 2):
+            enc = RGNNTEncoding(signature, t=t)
+            out = enc.encode([state])
+            atoms = sum(len(out[f"rel_{i}"]) for i, (name, _) in enumerate(enc.relations) if name != COMPOSE)
+            compose = len(out[f"rel_{len(enc.relations) - 1}"]) if t else 0
+            counts.append(compose)
+            single.append(timed(enc, [state], 200))
+            batched.append(timed(enc, [state] * 32, 20))
+        nodes = len(out["node_graph"])
+        print(f"{label:24s} {state.num_objects:4d} {nodes:6d} {atoms:8d} {counts[1]:8d} {counts[2]:8d}     "
+              + " / ".join(f"{x:.2f}" for x in single) + "       " + " / ".join(f"{x:.2f}" for x in batched))
+
+    def blocks_state(n, seed):
+        rng = random.Random(seed)
+        names = [f"b{i}" for i in range(n)]
+        towers, order = [], names[:]
+        rng.shuffle(order)
+        for b in order:
+            if towers and rng.random() < 0.6:
+                rng.choice(towers).append(b)
+            else:
+                towers.append([b])
+        init = ["(handempty)"]
+        for tower in towers:
+            init.append(f"(ontable {tower[0]})")
+            init += [f"(on {up} {down})" for down, up in zip(tower, tower[1:])]
+            init.append(f"(clear {tower[-1]})")
+        goal = [f"(on {names[i]} {names[i + 1]})" for i in range(n - 1)]
+        return (f"(define (problem bw{n}) (:domain blocksworld) (:objects {' '.join(names)} - block)"
+                f" (:init {' '.join(init)}) (:goal (and {' '.join(goal)})))")
+
+    from up_gnnplan.data import example
+    from up_gnnplan.datasets.generators import generate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        cases = []
+        for n in (5, 10, 20):
+            path = tmp / f"bw{n}.pddl"
+            path.write_text(blocks_state(n, n))
+            cases.append((f"Blocksworld {n:2d} blocks", example("blocksworld"), path))
+        for w, h in ((6, 4), (10, 10)):
+            (path,) = generate("navig-xy", tmp / f"nav{w}x{h}", count=1, seed=0, width=w, height=h, blocked_ratio=0.25)
+            cases.append((f"Navig-xy {w:2d} x {h:2d}", path.parent / "domain.pddl", path))
+        print("instance                 objs  nodes  A_0+OBJ      Δ_1      Δ_2     ms/state t=0/1/2 (1)   ms/state t=0/1/2 (batch 32)")
+        for label, domain, problem in cases:
+            task = load_task(domain, problem)
+            converter = StateAtoms(task)
+            state = StateInput(converter.of(task.initial_state()), converter.goal, task.num_objects,
+                               converter.negative_goal)
+            report(label, task.signature, state)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _measure()

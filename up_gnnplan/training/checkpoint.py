@@ -1,0 +1,71 @@
+"""Self-describing checkpoints: config, encoding, signature, record and weights in one file.
+
+Checkpoints hold only tensors and plain Python values, so they load with
+``torch.load(..., weights_only=True)``: no pickled code is ever executed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from up_gnnplan.errors import GnnplanError
+
+FORMAT = "up-gnnplan-checkpoint"
+VERSION = 1
+
+
+def build(config, signature):
+    """Return (encoding, model) for a training config and a predicate signature."""
+    from up_gnnplan.encodings import make_encoding
+    from up_gnnplan.models import get_architecture
+
+    architecture = get_architecture(config.architecture)
+    encoding = make_encoding(architecture.encoding, signature, **config.encoding_params())
+    return encoding, architecture.build(encoding, **config.model_params())
+
+
+def save_checkpoint(path, model, encoding, config, record: dict, domain: str) -> Path:
+    """Write a checkpoint to ``path``."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(
+        {
+            "format": FORMAT,
+            "version": VERSION,
+            "domain": domain,
+            "config": config.to_dict(),
+            "encoding": encoding.config(),
+            "schema": encoding.schema(),
+            "record": record,
+            "state_dict": model.state_dict(),
+        },
+        path,
+    )
+    return path
+
+
+def load_checkpoint(path):
+    """Return (model, encoding, config, checkpoint dict) from ``path``, loaded with weights_only."""
+    import torch
+
+    from up_gnnplan.states.signature import PredicateSignature
+    from up_gnnplan.training.config import TrainConfig
+
+    path = Path(path)
+    if not path.is_file():
+        raise GnnplanError(f"{path}: no such checkpoint")
+    try:
+        data = torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as error:  # torch raises many types for bad files
+        raise GnnplanError(f"{path}: not a loadable checkpoint ({error.__class__.__name__}: {error})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise GnnplanError(f"{path}: not an up-gnnplan checkpoint")
+    if data.get("version") != VERSION:
+        raise GnnplanError(f"{path}: checkpoint version {data.get('version')} is not supported (this is {VERSION})")
+    config = TrainConfig.from_dict(data["config"])
+    encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]))
+    model.load_state_dict(data["state_dict"])
+    model.eval()
+    return model, encoding, config, data

@@ -1,0 +1,46 @@
+"""The training configuration: one dataclass, each field commented, defaults chosen by measurement."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run; stored in every checkpoint."""
+
+    architecture: str = "rgnn"  # key of up_gnnplan.models.ARCHITECTURES
+    t: int = 1  # R-GNN[t] parameter (architecture rgnn_t only)
+    goal_mode: str = "separate"  # goal atoms as separate predicates, or split into achieved / open
+    hidden: int = 32  # embedding size
+    layers: int = 30  # message-passing rounds (weights shared across rounds)
+    aggregation: str = "smoothmax"  # smoothmax | max | sum | mean
+    beta: float = 8.0  # sharpness of the smooth maximum
+    share_weights: bool = True  # one set of weights for all rounds (paper)
+    loss: str = "l1"  # l1 (paper) | mse
+    lr: float = 1e-3  # Adam learning rate
+    batch_size: int = 32  # states per optimisation step
+    max_epochs: int = 500  # upper bound on passes over the training states
+    max_seconds: float = 300.0  # wall-clock budget of the whole run
+    patience: int = 30  # epochs without a better validation error before stopping
+    validation_fraction: float = 0.2  # share of problems (or states, with one problem) held out
+    seed: int = 0  # seeds torch, numpy and the batch sampler
+    threads: int = 1  # torch intra-op threads (1 is fastest on small graphs)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TrainConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def encoding_params(self) -> dict:
+        params = {"goal_mode": self.goal_mode}
+        if self.architecture == "rgnn_t":
+            params["t"] = self.t
+        return params
+
+    def model_params(self) -> dict:
+        return {"hidden": self.hidden, "layers": self.layers, "aggregation": self.aggregation,
+                "beta": self.beta, "share_weights": self.share_weights}

@@ -1,0 +1,118 @@
+"""The training loop: L1 (or MSE) regression of V*, Adam, early stopping on validation error."""
+
+from __future__ import annotations
+
+import copy
+import platform
+import time
+
+import numpy as np
+
+from up_gnnplan.training.checkpoint import build
+from up_gnnplan.training.config import TrainConfig
+from up_gnnplan.training.data import ValueCoveringSampler, split, state_inputs
+
+
+def _tensors(encoding, inputs):
+    import torch
+
+    batch = encoding.encode(inputs)
+    return [torch.from_numpy(batch[name]) for name in encoding.input_names()]
+
+
+def predict(model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
+    """Return the model's values for dataset states ``indices`` (no gradients)."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(indices), batch_size):
+            chunk = indices[start : start + batch_size]
+            out.append(model(*_tensors(encoding, state_inputs(dataset, chunk))).numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def seed_everything(seed: int, threads: int) -> None:
+    """Make a run repeatable: torch and numpy seeds, deterministic kernels, fixed thread count."""
+    import torch
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def train(dataset, config: TrainConfig | None = None, on_epoch=None):
+    """Train a value function on ``dataset``; return (model, encoding, record).
+
+    ``on_epoch(epoch, train_loss, val_mae, best_val_mae)`` is called after every epoch (the
+    CLI shows it in a progress bar). The returned model has the weights of the epoch with the
+    lowest validation error.
+    """
+    import torch
+
+    config = config or TrainConfig()
+    seed_everything(config.seed, config.threads)
+    rng = np.random.default_rng(config.seed)
+    train_idx, val_idx, val_problems = split(dataset, config.validation_fraction, rng)
+    if len(train_idx) == 0:
+        raise ValueError("the dataset has no solvable (non-dead-end) states to train on")
+    encoding, model = build(config, dataset.signature)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
+    loss_fn = torch.nn.L1Loss() if config.loss == "l1" else torch.nn.MSELoss()
+    sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng)
+    monitor = val_idx if len(val_idx) else train_idx
+    best = (float("inf"), 0, copy.deepcopy(model.state_dict()))
+    start, epoch, steps = time.perf_counter(), 0, 0
+    for epoch in range(1, config.max_epochs + 1):
+        model.train()
+        losses = []
+        for batch in sampler.epoch():
+            target = torch.from_numpy(dataset.value[batch].astype(np.float32))
+            loss = loss_fn(model(*_tensors(encoding, state_inputs(dataset, batch))), target)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            losses.append(loss.item())
+            steps += 1
+        model.eval()
+        val_mae = float(np.abs(predict(model, encoding, dataset, monitor) - dataset.value[monitor]).mean())
+        if val_mae < best[0]:
+            best = (val_mae, epoch, copy.deepcopy(model.state_dict()))
+        if on_epoch is not None:
+            on_epoch(epoch, float(np.mean(losses)), val_mae, best[0])
+        if epoch - best[1] >= config.patience or time.perf_counter() - start > config.max_seconds:
+            break
+    seconds = time.perf_counter() - start
+    model.load_state_dict(best[2])
+    model.eval()
+    record = _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds)
+    return model, encoding, record
+
+
+def _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, best, epochs, steps, seconds) -> dict:
+    import torch
+
+    def errors(indices):
+        if len(indices) == 0:
+            return {}
+        err = np.abs(predict(model, encoding, dataset, indices) - dataset.value[indices])
+        return {"mae": float(err.mean()), "max_error": float(err.max()), "within_0.5": float((err < 0.5).mean())}
+
+    return {
+        "seconds": round(seconds, 1),
+        "epochs": epochs,
+        "steps": steps,
+        "best_epoch": best[1],
+        "best_validation_mae": best[0],
+        "train": errors(train_idx),
+        "validation": errors(val_idx),
+        "train_states": int(len(train_idx)),
+        "validation_states": int(len(val_idx)),
+        "validation_problems": val_problems,
+        "dead_ends_excluded": int(dataset.dead_end.sum()),
+        "problems": [p.name for p in dataset.problems],
+        "states_per_second": round(steps * config.batch_size / max(seconds, 1e-9), 1),
+        "torch": torch.__version__,
+        "machine": f"{platform.machine()}, {config.threads} thread(s)",
+    }
