@@ -35,9 +35,19 @@ def main():
     warnings.formatwarning = _warning_line
 
 
+def _bundled_example(name: str) -> list[str]:
+    """Return [domain, problems...] of a bundled example domain."""
+    from up_gnnplan.data import example
+
+    domain = example(name)
+    if not domain.is_file():
+        _fail(ValueError(f"no bundled example '{name}' (try blocksworld or gripper)"))
+    return [str(domain)] + sorted(str(p) for p in domain.parent.glob("p*.pddl"))
+
+
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False))
-@click.argument("problems", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False), metavar="DOMAIN PROBLEMS...")
+@click.option("--example", help="Use a bundled example domain and its problems (blocksworld, gripper).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Dataset file to write (.npz).")
 @click.option("--method", type=click.Choice(["auto", "expand", "optimal"]), default="auto", show_default=True,
               help="expand: whole state space; optimal: states along optimal plans and their successors; "
@@ -50,12 +60,17 @@ def main():
 @click.option("--successor-time-limit", type=float, default=5.0, show_default=True,
               help="Seconds to label one successor of a plan state (method optimal).")
 @click.option("--no-successors", is_flag=True, help="With method optimal, label only the states on the plans.")
-def dataset(domain, problems, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
+def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
             successor_time_limit, no_successors):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
-    Example: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz
+    Examples: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz;
+    gnnplan dataset --example blocksworld -o blocks.npz
     """
+    files = list(files) + (_bundled_example(example) if example else [])
+    if len(files) < 2:
+        _fail(click.UsageError("give a DOMAIN file and at least one PROBLEM file (or --example NAME)"))
+    domain, problems = files[0], files[1:]
     from up_gnnplan.datasets.build import BuildOptions, build_dataset
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.progress import ProblemProgress

@@ -24,6 +24,10 @@ _ALLOWED = {
     "INT_NUMBERS_IN_ACTIONS_COST",
     "REAL_NUMBERS_IN_ACTIONS_COST",
     "BOOL_FLUENT_PARAMETERS",
+    # Static cost fluents defined only where used (``road-length`` for linked cities only):
+    # any other numeric fluent is refused below, and an action whose cost is undefined is
+    # not applicable (PDDL 2.1 semantics, which pymimir follows).
+    "UNDEFINED_INITIAL_NUMERIC",
 }
 # Numeric fluents are accepted only when they are static and feed action costs alone.
 _NUMERIC = {"NUMERIC_FLUENTS", "INT_FLUENTS", "REAL_FLUENTS"}
