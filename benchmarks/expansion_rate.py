@@ -18,8 +18,8 @@ timed. Sides measured:
 
 Every run of every side uses a freshly loaded task, so no run profits from the ground actions
 or states an earlier one cached in pymimir's repositories. With ``--repeat N`` each side runs N
-times and the median run is reported (the machine may be shared; timings of a few
-milliseconds are noisy).
+times (the sides interleaved) and the median run is reported: the machine may be shared, and
+timings of a few milliseconds are noisy. The load average at start and end is printed.
 
 Run single-threaded for comparable numbers::
 
@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     if os.environ.get("OMP_NUM_THREADS") != "1":
         print("note: OMP_NUM_THREADS is not 1; set it for comparable numbers", file=sys.stderr)
 
+    load_before = os.getloadavg()
     rows = []
     for label, domain, problem in problems:
         print(f"== {label}: {problem}", file=sys.stderr)
@@ -244,18 +245,18 @@ def main(argv: list[str] | None = None) -> int:
         def fresh():
             return load_task(domain, problem)  # parsing and pymimir set-up: not timed
 
-        def median(measure):
-            runs = sorted((measure() for _ in range(args.repeat)), key=lambda r: r.rate)
-            return runs[len(runs) // 2]
-
-        up = median(lambda: run_up(fresh(), args.max_states, args.seconds))
+        # Interleave the sides, so that a change of machine load hits all of them alike.
+        ups_runs, bfs1_runs, bfs2_runs, natives = [], [], [], []
+        for _ in range(args.repeat):
+            ups_runs.append(run_up(fresh(), args.max_states, args.seconds))
+            bfs1_runs.append(run_ours(fresh(), args.max_states, args.seconds, with_atoms=False))
+            bfs2_runs.append(run_ours(fresh(), args.max_states, args.seconds, with_atoms=True))
+            natives.append(run_native(fresh(), args.max_states))
+        up, bfs1, bfs2 = (sorted(runs, key=lambda r: r.rate)[len(runs) // 2] for runs in (ups_runs, bfs1_runs, bfs2_runs))
+        native_states, native_seconds = sorted(natives, key=lambda r: r[1])[len(natives) // 2]
         print(f"   UP            : {describe(up)}", file=sys.stderr)
-        bfs1 = median(lambda: run_ours(fresh(), args.max_states, args.seconds, with_atoms=False))
         print(f"   (1) bfs       : {describe(bfs1)}", file=sys.stderr)
-        bfs2 = median(lambda: run_ours(fresh(), args.max_states, args.seconds, with_atoms=True))
         print(f"   (2) bfs+atoms : {describe(bfs2)}", file=sys.stderr)
-        natives = sorted((run_native(fresh(), args.max_states) for _ in range(args.repeat)), key=lambda r: r[1])
-        native_states, native_seconds = natives[len(natives) // 2]
         if native_states is None:
             print(f"   (3) native    : more than {args.max_states} states (gave up after {native_seconds:.3f}s)", file=sys.stderr)
         else:
@@ -271,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row(label, up, bfs1, bfs2, native_states, native_seconds, args.max_states))
 
     table = "\n".join([HEADER, *rows])
+    load = f"load average (1 min) {load_before[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end"
+    print(f"{load}; {os.cpu_count()} cpus", file=sys.stderr)
     print(table)
     if args.markdown is not None:
         command = "OMP_NUM_THREADS={} python {}".format(
@@ -278,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         args.markdown.write_text(
             f"<!-- {command} ; {datetime.datetime.now().isoformat(timespec='seconds')} ; "
-            f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus -->\n\n{table}\n"
+            f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus, {load} -->\n\n{table}\n"
         )
     return 0
 

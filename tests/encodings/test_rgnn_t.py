@@ -3,8 +3,7 @@ Chen's counterexample that the plain R-GNN cannot tell apart."""
 
 from __future__ import annotations
 
-import itertools
-
+import functools
 import numpy as np
 import pytest
 import torch
@@ -48,6 +47,9 @@ def random_state(rng, n, signature=SIG, count=6) -> StateInput:
     width = max(signature.max_arity, 1)
 
     def sample(k, allowed):
+        allowed = [p for p in allowed if n > 0 or arities[p] == 0]  # no objects: nullary atoms only
+        if not allowed:
+            return atoms([], width)
         out = []
         for _ in range(k):
             p = int(rng.choice(allowed))
@@ -87,10 +89,15 @@ def tensors(enc, out):
     return [torch.as_tensor(out[name]) for name in enc.input_names()]
 
 
+@functools.lru_cache(maxsize=None)
+def _blocksworld(problem):
+    task = load_task(example("blocksworld"), example("blocksworld", problem))
+    return task, StateAtoms(task)
+
+
 def blocksworld_states(problem="p03.pddl", limit=6):
     """Return StateInputs of the bundled Blocksworld problem: the initial state and successors."""
-    task = load_task(example("blocksworld"), example("blocksworld", problem))
-    converter = StateAtoms(task)
+    task, converter = _blocksworld(problem)
     state = task.initial_state()
     found = [state]
     for _, successor, _ in successors(state):
@@ -198,6 +205,10 @@ def test_delta_1_and_2_match_brute_force_on_random_states():
         assert rows(d2) == brute_delta(r2, n), trial
         assert rows(d3) == brute_delta(r3, n), trial
         assert set(rows(d2)) >= set(rows(d1))
+        # R_t itself, read back from the encoding: the first arguments <o,o'> of the compose
+        # atoms (every pair of R_t is one, composed with the reflexive <o',o'>).
+        assert {divmod(int(v), n) for v in d1[:, 0]} == r1
+        assert {divmod(int(v), n) for v in d2[:, 0]} == r2
         # the non-compose relations do not depend on t
         out0, out2 = RGNNTEncoding(SIG, t=0).encode([state]), enc2.encode([state])
         for i in range(len(enc1.relations) - 1):
@@ -220,10 +231,10 @@ def test_delta_matches_brute_force_on_blocksworld():
 
 
 def test_readout_nodes_are_the_single_object_pairs():
-    _, bw = blocksworld_states(limit=3)
+    task, bw = blocksworld_states(limit=3)
     rng = np.random.default_rng(1)
-    states = bw + [random_state(rng, n, signature=bw[0].atoms and load_sig()) for n in (1, 4)] if False else bw
-    enc = RGNNTEncoding(load_sig(), t=1)
+    states = bw + [random_state(rng, n, signature=task.signature) for n in (1, 0, 4)]
+    enc = RGNNTEncoding(task.signature, t=1)
     out = enc.encode(states)
     offset, nodes, graphs = 0, [], []
     for b, state in enumerate(states):
@@ -236,10 +247,6 @@ def test_readout_nodes_are_the_single_object_pairs():
     assert rows(relation(out, enc, "OBJ")) == [(v,) for v in nodes]
     assert len(out["node_graph"]) == offset
     assert out["node_graph"].tolist() == sum(([b] * s.num_objects ** 2 for b, s in enumerate(states)), [])
-
-
-def load_sig():
-    return load_task(example("blocksworld"), example("blocksworld", "p03.pddl")).signature
 
 
 # --- (e) batches ----------------------------------------------------------------------------
@@ -257,9 +264,12 @@ def test_batch_equals_single_states_with_offsets(t):
     for i in range(len(enc.relations)):
         expected = np.concatenate([single[f"rel_{i}"] + offsets[b] for b, single in enumerate(singles)])
         assert np.array_equal(batch[f"rel_{i}"], expected.reshape(-1, enc.relations[i][1])), enc.relations[i]
-    assert np.array_equal(batch["readout_nodes"], np.concatenate([s["readout_nodes"] + offsets[b] for b, s in enumerate(singles)]))
-    assert np.array_equal(batch["readout_graph"], np.concatenate([s["readout_graph"] + b for b, s in enumerate(singles)]))
-    assert np.array_equal(batch["node_graph"], np.concatenate([s["node_graph"] + b for b, s in enumerate(singles)]))
+    def joined(name, shift):
+        return np.concatenate([single[name] + shift[b] for b, single in enumerate(singles)])
+
+    assert np.array_equal(batch["readout_nodes"], joined("readout_nodes", offsets))
+    assert np.array_equal(batch["readout_graph"], joined("readout_graph", range(len(states))))
+    assert np.array_equal(batch["node_graph"], joined("node_graph", range(len(states))))
     assert batch["graph_index"].tolist() == list(range(len(states)))
     empty = enc.encode([])
     assert all(len(empty[name]) == 0 for name in enc.input_names())
@@ -323,7 +333,7 @@ def relative_differences(enc, hidden, layers, seeds=range(20)):
 
 def test_plain_rgnn_cannot_tell_chen_instances_apart():
     diffs = relative_differences(RGNNEncoding(CHEN), hidden=32, layers=3)
-    assert (diffs < 1e-5).all(), diffs
+    assert (diffs < 1e-4).all(), diffs
 
 
 @pytest.mark.parametrize("t", [0, 1])

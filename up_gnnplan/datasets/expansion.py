@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from up_gnnplan.errors import StateLimitExceeded
+from up_gnnplan.problems.fragment import has_unit_costs
 from up_gnnplan.states.atoms import Atoms, StateAtoms
 
 
@@ -38,9 +39,7 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
     Raises :class:`StateLimitExceeded` when the space has more than ``max_states`` states.
     ``progress`` is an optional callable ``(done, total)`` for a progress display.
     """
-    import pymimir
-
-    space = pymimir.StateSpaceSampler.new(task.mimir_problem, max_states=max_states, symmetry_pruning=False)
+    space = _state_space(task, max_states)
     if space is None:
         raise StateLimitExceeded(
             f"{task.source.describe()}: the state space has more than {max_states} states; raise the "
@@ -62,23 +61,32 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
             initial_value = value[i]
         if progress is not None and (i % 1000 == 0 or i == n - 1):
             progress(i + 1, n)
-    if not _unit_costs(task):
+    if not has_unit_costs(task.up_problem):
         # pymimir's steps_to_goal counts the fewest actions to a goal, ignoring costs; with
         # action costs the documented label is the length of a cheapest path.
         steps = _steps_on_cheapest_paths(space, states, value, is_goal)
     return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value)
 
 
-def _unit_costs(task) -> bool:
-    """Return whether every action of ``task`` costs 1 (no action-cost metric, or all 1)."""
-    from unified_planning.model.metrics import MinimizeActionCosts
+def _state_space(task, max_states: int):
+    """Return pymimir's full state space of ``task``, or None above ``max_states`` states.
 
-    problem = task.up_problem
-    for metric in problem.quality_metrics:
-        if isinstance(metric, MinimizeActionCosts):
-            costs = [metric.get_action_cost(action) for action in problem.actions]
-            return all(c is not None and c.is_constant() and c.constant_value() == 1 for c in costs)
-    return True
+    ``StateSpaceSampler.new`` also returns None for unsolvable problems (its option
+    ``remove_if_unsolvable`` is on), which would read as "too many states" and make
+    ``allow_unsolvable`` impossible, so the space is built with that option off.
+    """
+    import pymimir
+    from pymimir.advanced.datasets import StateSpace, StateSpaceOptions
+    from pymimir.advanced.datasets import StateSpaceSampler as AdvancedStateSpaceSampler
+
+    options = StateSpaceOptions()
+    options.max_num_states = max_states
+    options.symmetry_pruning = False
+    options.remove_if_unsolvable = False
+    result = StateSpace.create(task.mimir_problem._search_context, options)
+    if result is None:
+        return None
+    return pymimir.StateSpaceSampler(AdvancedStateSpaceSampler(result[0]), task.mimir_problem)
 
 
 def _steps_on_cheapest_paths(space, states, value: np.ndarray, is_goal: np.ndarray) -> np.ndarray:

@@ -9,6 +9,8 @@ state out (no guessed label). The planner is pymimir's A* with an admissible heu
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 
 import numpy as np
@@ -16,6 +18,7 @@ import numpy as np
 from up_gnnplan.datasets.expansion import LabelledStates
 from up_gnnplan.errors import UnsolvableProblemError
 from up_gnnplan.native import quiet_stdout
+from up_gnnplan.problems.fragment import has_unit_costs, min_action_cost
 from up_gnnplan.states.atoms import StateAtoms
 from up_gnnplan.states.successors import is_goal, successors
 
@@ -35,8 +38,52 @@ def _search(task, state, heuristic, time_limit: float):
     """Return (status, cost, actions) of an optimal search from ``state``."""
     import pymimir
 
+    if not has_unit_costs(task.up_problem):
+        return _astar_with_costs(task, state, heuristic, time_limit)
     result = pymimir.astar_eager(task.mimir_problem, state, heuristic, max_time_seconds=time_limit)
+    if result.status == "solved" and not result.solution:
+        return result.status, 0.0, []  # the start is a goal: pymimir reports no cost
     return result.status, result.solution_cost, result.solution or []
+
+
+def _astar_with_costs(task, state, heuristic, time_limit: float):
+    """A* in Python, for tasks whose actions do not all cost 1.
+
+    pymimir 0.13.63 is not used there: its A* reports "exhausted" when the goal state is first
+    reached by a costlier path and later by a cheaper one, and its h^max / h^2 count actions
+    (each as cost 1), which overestimates when actions cost less than 1. The heuristic is
+    therefore scaled by the cheapest action cost, which keeps it admissible.
+    """
+    start = time.perf_counter()
+    scale = min_action_cost(task.up_problem)
+    best = {state.get_index(): 0.0}
+    parent: dict[int, tuple[int, object]] = {}
+    tie = itertools.count()
+    frontier = [(0.0, 0.0, next(tie), state)]
+    while frontier:
+        _, g, _, current = heapq.heappop(frontier)
+        index = current.get_index()
+        if g > best[index]:
+            continue  # reached again more cheaply since this entry was pushed
+        if is_goal(task, current):
+            plan = []
+            while index in parent:
+                index, action = parent[index]
+                plan.append(action)
+            return "solved", g, plan[::-1]
+        if time.perf_counter() - start > time_limit:
+            return "timeout", None, []
+        for action, successor, cost in successors(current):
+            g_next = g + cost
+            j = successor.get_index()
+            if g_next < best.get(j, float("inf")):
+                h = heuristic.compute_value(successor) * scale if scale > 0 else 0.0
+                if h == float("inf"):
+                    continue
+                best[j] = g_next
+                parent[j] = (index, action)
+                heapq.heappush(frontier, (g_next + h, g_next, next(tie), successor))
+    return "exhausted", None, []
 
 
 def label_optimal(

@@ -55,29 +55,36 @@ then ``rel_0 .. rel_{R-1}`` (int64 [k, arity]); :meth:`RGNNTEncoding.schema` lis
 relations with their (squared) arities, so ``RelationalGNN(encoding.relations, ...)`` works
 unchanged.
 
-Implementation: everything is vectorised over atoms and pairs. ``A_0`` is one gather per
-relation over the whole batch; ``R_1`` is a boolean ``n × n`` matrix per state filled by
+Implementation: everything is vectorised over atoms and pairs. ``A_0`` is one gather for all
+atoms of the batch, sliced per relation; ``R_1`` is a boolean ``n × n`` matrix per state filled by
 fancy indexing, ``R_t`` by ``t - 1`` squarings (float32 matrix products, ``> 0``); ``Δ_t`` is
 one sparse join over the whole batch (for each edge ``⟨o,o'⟩`` of ``R_t``, all out-edges of
 ``o'`` from a CSR index, expanded with ``np.repeat``). ``|Δ_t| = Σ_{o'} indeg(o') · outdeg(o')``
 over ``R_t``, at most ``n³`` per state.
 
-Cost (measured with ``OMP_NUM_THREADS=1`` on the shared development machine; one state,
-goal mode ``separate``; "atoms" counts every atom of every relation except ``compose``;
-time = mean ``encode([state])`` per state, and for a batch of 32 such states, per state)::
+Cost (one state, goal mode ``separate``; "A_0+OBJ" counts the atoms of every relation but
+``compose``, which do not depend on ``t``; Δ_0 is empty). Encoding time in ms per state,
+``OMP_NUM_THREADS=1``, best of 5 rounds on the shared development machine (repeat runs vary
+by up to 2x), for one state per call and for batches of 32, with the plain ``rgnn``
+encoding of the same state in parentheses::
 
-    instance                 objs  nodes    A_0+OBJ  Δ_0   Δ_1      Δ_2      ms/state t=0/1/2 (1)    ms/state t=0/1/2 (batch 32)
-    Blocksworld  5 blocks      5     25       30      0      65      125     0.09 / 0.13 / 0.16       0.03 / 0.04 / 0.05
-    Blocksworld 10 blocks     10    100       60      0     136      358     0.09 / 0.13 / 0.15       0.03 / 0.04 / 0.07
-    Blocksworld 20 blocks     20    400      120      0     276      808     0.09 / 0.13 / 0.17       0.04 / 0.07 / 0.12
-    Navig-xy  6 x 4           10    100       56      0     460     1000     0.10 / 0.15 / 0.18       0.03 / 0.06 / 0.10
-    Navig-xy 10 x 10          20    400      149      0    2540     8000     0.10 / 0.19 / 0.27       0.04 / 0.14 / 0.35
+    instance               objs  nodes  A_0+OBJ    Δ_1    Δ_2   ms/state t=0/1/2 (rgnn)
+                                                                 batch of 1          batch of 32
+    Blocksworld  5 blocks     5     25       29     35     75   0.19/0.28/0.25 (0.18)  0.06/0.11/0.16 (0.08)
+    Blocksworld 10 blocks    10    100       54    152    662   0.27/0.36/0.31 (0.12)  0.09/0.19/0.16 (0.06)
+    Blocksworld 20 blocks    20    400      107    342   1872   0.18/0.33/0.45 (0.15)  0.09/0.16/0.30 (0.07)
+    Navig-xy  6 x  4         10    100       60    558   1000   0.19/0.37/0.35 (0.12)  0.06/0.12/0.17 (0.08)
+    Navig-xy 10 x 10         20    400      185   3280   8000   0.17/0.39/0.39 (0.12)  0.07/0.42/0.73 (0.05)
 
-(Blocksworld: random states of random instances; the goal is a single tower. Navig-xy: a
-generated instance with ~25% blocked cells, initial state. In Navig-xy the static
-``cell(x, y)`` atoms put every ``⟨x, y⟩`` in ``R_1``, so ``R_2`` is already every pair and
-``Δ_2 = n³``; for ``t ≥ 2`` the compose atoms grow cubically with the number of objects.)
-Regenerate the table with ``python -m up_gnnplan.encodings.rgnn_t``.
+Blocksworld: the initial state of a random configuration (towers built at random), goal one
+tower ``b0`` on ``b1`` on ...; nodes grow as ``n²`` and Δ_1 stays near-linear because ``on``
+links a block only to its neighbours (Δ_2 is larger: ``R_2`` also links blocks two steps
+apart along the state's and the goal's ``on`` chains).
+Navig-xy: a generated instance (``blocked_ratio`` 0.25), initial state. Its static
+``cell(x, y)`` atoms put every ``⟨x, y⟩`` in ``R_1``, so ``R_2`` already holds every pair and
+``Δ_2 = n³``: from ``t = 2`` on, compose atoms grow cubically with the number of objects, and
+so do the model's messages (3 per compose atom and layer). Regenerate the table with
+``python -c "from up_gnnplan.encodings.rgnn_t import _measure; _measure()"``.
 """
 
 from __future__ import annotations
@@ -128,23 +135,28 @@ def compose_closure(relation: np.ndarray, t: int) -> np.ndarray:
     return relation
 
 
-def compose_join(src: np.ndarray, dst: np.ndarray, num_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return all ``(o, o', o'')`` with edges ``o → o'`` and ``o' → o''`` (a sparse self-join).
+def compose_join(src: np.ndarray, dst: np.ndarray, row: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Return the compose atoms of a relation given as edges ``src[i] → dst[i]`` (a sparse self-join).
 
-    ``src``/``dst`` are the edges of a relation over ``num_nodes`` global ids. Each edge
-    ``(o, o')`` is repeated ``outdeg(o')`` times and paired with the out-edges of ``o'``,
-    found through a CSR index of the edges sorted by source.
+    Objects are global ids; ``row[o]`` is the pair node id of ``⟨o, first object of its state⟩``
+    and ``local[o]`` the object's number in its state, so ``⟨o, o'⟩`` is ``row[o] + local[o']``.
+    Returns int64 [k, 3]: ``(⟨o,o'⟩, ⟨o',o''⟩, ⟨o,o''⟩)`` for all edges ``o → o'``, ``o' → o''``.
+    Each edge ``(o, o')`` is repeated ``outdeg(o')`` times and paired with the out-edges of
+    ``o'``, found through a CSR index of the edges sorted by source.
     """
     order = np.argsort(src, kind="stable")
     src, dst = src[order], dst[order]
-    starts = np.searchsorted(src, np.arange(num_nodes + 1))
-    degree = np.diff(starts)
-    counts = degree[dst]
+    starts = np.searchsorted(src, np.arange(len(row) + 1))
+    counts = np.diff(starts)[dst]  # out-degree of each edge's target
     total = int(counts.sum())
-    first = np.repeat(np.arange(len(src)), counts)
-    within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    second = np.repeat(starts[dst], counts) + within
-    return src[first], dst[first], dst[second]
+    edge_pair = row[src] + local[dst]  # node <o,o'> of each edge
+    # The j-th copy of edge e pairs with edge starts[dst[e]] + j.
+    second = np.arange(total) + np.repeat(starts[dst] - (np.cumsum(counts) - counts), counts)
+    out = np.empty((total, 3), dtype=np.int64)
+    out[:, 0] = np.repeat(edge_pair, counts)
+    out[:, 1] = edge_pair[second]
+    out[:, 2] = np.repeat(row[src], counts) + local[dst[second]]
+    return out
 
 
 class RGNNTEncoding(Encoding):
@@ -162,7 +174,6 @@ class RGNNTEncoding(Encoding):
         base, self._lookup = relation_table(signature, goal_mode)
         self._base_arities = [a for _, a in base]  # arities in S (nullary lifted to 1)
         self.relations = [(name, a * a) for name, a in base] + [(OBJ, 1)]
-        self._obj_relation = len(base)
         if self.t >= 1:
             self.relations.append((COMPOSE, 3))
         # Arity of every goal-block predicate id, for lifting nullary goal atoms too.
@@ -199,9 +210,9 @@ class RGNNTEncoding(Encoding):
                 o, o2 = np.nonzero(r)
                 edges_src.append(o + object_offsets[b])
                 edges_dst.append(o2 + object_offsets[b])
-        width = max((a.shape[1] for a in args), default=1)
+        width = max([a.shape[1] for a in args] + self._base_arities + [1])
         pred = np.concatenate(preds) if preds else np.zeros(0, np.int64)
-        arg = np.concatenate([a if a.shape[1] == width else _pad(a, width) for a in args]) if args else np.zeros((0, 1), np.int32)
+        arg = np.concatenate([_pad(a, width) for a in args]) if args else np.zeros((0, width), np.int32)
         owner = np.concatenate(atom_state) if atom_state else np.zeros(0, np.int64)
 
         # A_0: <w>^2 of every atom at once, then one slice per relation.
@@ -223,11 +234,8 @@ class RGNNTEncoding(Encoding):
         if self.t >= 1:
             src = np.concatenate(edges_src) if edges_src else np.zeros(0, np.int64)
             dst = np.concatenate(edges_dst) if edges_dst else np.zeros(0, np.int64)
-            o, o1, o2 = compose_join(src, dst, int(sizes.sum()))
-            g = graph_of_object[o]
-            base, n = pair_offsets[g], sizes[g]
-            lo, l1, l2 = local[o], local[o1], local[o2]
-            out_relations.append(np.stack([base + lo * n + l1, base + l1 * n + l2, base + lo * n + l2], axis=1))
+            row = pair_offsets[graph_of_object] + local * sizes[graph_of_object]
+            out_relations.append(compose_join(src, dst, row, local))
 
         out = {
             "node_graph": np.repeat(np.arange(B, dtype=np.int64), sizes * sizes),
@@ -241,6 +249,8 @@ class RGNNTEncoding(Encoding):
 
 def _pad(args: np.ndarray, width: int) -> np.ndarray:
     """Return ``args`` padded with -1 columns up to ``width``."""
+    if args.shape[1] == width:
+        return args
     padded = np.full((len(args), width), -1, dtype=args.dtype)
     padded[:, : args.shape[1]] = args
     return padded
@@ -256,13 +266,18 @@ def _measure() -> None:  # pragma: no cover - regenerates the cost table of the 
     from up_gnnplan.states import StateAtoms
 
     def timed(enc, batch, repeat):
+        """Return ms per state: the best of 5 rounds of ``repeat`` calls (the machine is shared)."""
         enc.encode(batch)
-        start = time.perf_counter()
-        for _ in range(repeat):
-            enc.encode(batch)
-        return (time.perf_counter() - start) / repeat / len(batch) * 1000
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(repeat):
+                enc.encode(batch)
+            best = min(best, time.perf_counter() - start)
+        return best / repeat / len(batch) * 1000
 
     def report(label, signature, state):
+        plain = RGNNEncoding(signature)
         counts, single, batched = [], [], []
         for t in (0, 1, 2):
             enc = RGNNTEncoding(signature, t=t)
@@ -270,11 +285,12 @@ def _measure() -> None:  # pragma: no cover - regenerates the cost table of the 
             atoms = sum(len(out[f"rel_{i}"]) for i, (name, _) in enumerate(enc.relations) if name != COMPOSE)
             compose = len(out[f"rel_{len(enc.relations) - 1}"]) if t else 0
             counts.append(compose)
-            single.append(timed(enc, [state], 200))
-            batched.append(timed(enc, [state] * 32, 20))
+            single.append(timed(enc, [state], 50))
+            batched.append(timed(enc, [state] * 32, 5))
         nodes = len(out["node_graph"])
         print(f"{label:24s} {state.num_objects:4d} {nodes:6d} {atoms:8d} {counts[1]:8d} {counts[2]:8d}     "
-              + " / ".join(f"{x:.2f}" for x in single) + "       " + " / ".join(f"{x:.2f}" for x in batched))
+                + " / ".join(f"{x:.2f}" for x in single) + f"  ({timed(plain, [state], 50):.2f})    "
+              + " / ".join(f"{x:.2f}" for x in batched) + f"  ({timed(plain, [state] * 32, 5):.2f})")
 
     def blocks_state(n, seed):
         rng = random.Random(seed)
@@ -297,6 +313,7 @@ def _measure() -> None:  # pragma: no cover - regenerates the cost table of the 
 
     from up_gnnplan.data import example
     from up_gnnplan.datasets.generators import generate
+    from up_gnnplan.encodings.rgnn import RGNNEncoding
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -308,7 +325,8 @@ def _measure() -> None:  # pragma: no cover - regenerates the cost table of the 
         for w, h in ((6, 4), (10, 10)):
             (path,) = generate("navig-xy", tmp / f"nav{w}x{h}", count=1, seed=0, width=w, height=h, blocked_ratio=0.25)
             cases.append((f"Navig-xy {w:2d} x {h:2d}", path.parent / "domain.pddl", path))
-        print("instance                 objs  nodes  A_0+OBJ      Δ_1      Δ_2     ms/state t=0/1/2 (1)   ms/state t=0/1/2 (batch 32)")
+        print("instance                 objs  nodes  A_0+OBJ      Δ_1      Δ_2     "
+              "ms/state t=0/1/2 (rgnn), batch 1     batch 32")
         for label, domain, problem in cases:
             task = load_task(domain, problem)
             converter = StateAtoms(task)
@@ -317,5 +335,5 @@ def _measure() -> None:  # pragma: no cover - regenerates the cost table of the 
             report(label, task.signature, state)
 
 
-if __name__ == "__main__":  # pragma: no cover
+if __name__ == "__main__":  # pragma: no cover - prefer: python -c "from ...rgnn_t import _measure; _measure()"
     _measure()

@@ -59,9 +59,10 @@ class PloiGNN(nn.Module):
         self.update_mlps = nn.ModuleList(mlp(2 * hidden, 2 * hidden, hidden) for _ in range(rounds))
         self.readout = mlp(hidden, hidden, 1)
 
-    def embed(self, node_features: torch.Tensor, edge_index: torch.Tensor, edge_features: torch.Tensor) -> torch.Tensor:
+    def embed(self, node_graph: torch.Tensor, node_features: torch.Tensor, edge_index: torch.Tensor,
+              edge_features: torch.Tensor) -> torch.Tensor:
         """Return the final node embeddings [N, hidden]."""
-        num_nodes = node_features.shape[0]
+        num_nodes = node_graph.shape[0]
         h = self.initial(node_features)
         sources, targets = edge_index[0], edge_index[1]
         for layer in range(self.layers):
@@ -72,6 +73,10 @@ class PloiGNN(nn.Module):
         return h
 
     def forward(self, node_graph, readout_nodes, readout_graph, graph_index, node_features, edge_index, edge_features):
-        h = self.embed(node_features, edge_index, edge_features)
-        pooled = h.new_zeros((graph_index.shape[0], self.hidden)).index_add(0, readout_graph, h[readout_nodes])
+        h = self.embed(node_graph, node_features, edge_index, edge_features)
+        # Sum per state. scatter_add rather than index_add: the same sum, but torch.onnx's
+        # TorchScript exporter turns index_add with repeated indices into a plain scatter
+        # (last write wins), silently changing the exported values.
+        index = readout_graph.unsqueeze(1).expand(-1, self.hidden)
+        pooled = h.new_zeros((graph_index.shape[0], self.hidden)).scatter_add(0, index, h[readout_nodes])
         return self.readout(pooled).squeeze(-1)

@@ -27,28 +27,83 @@ def mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(inputs, hidden), nn.Mish(), nn.Linear(hidden, outputs))
 
 
-def aggregate(messages: torch.Tensor, targets: torch.Tensor, num_nodes: torch.Tensor, how: str, beta: float) -> torch.Tensor:
+class Aggregator:
+    """Aggregate messages into nodes by a fixed target list, with the index work done once.
+
+    The targets are the same in every layer, so the expanded index and the "has a message"
+    mask are computed once per forward pass, not once per layer.
+    """
+
+    def __init__(self, targets: torch.Tensor, num_nodes, hidden: int, how: str, beta: float):
+        self.how, self.beta, self.num_nodes, self.hidden = how, beta, num_nodes, hidden
+        self.index = targets.unsqueeze(1).expand(-1, hidden)
+        ones = torch.ones((targets.shape[0], 1), dtype=torch.float32, device=targets.device)
+        self.count = torch.zeros((num_nodes, 1), dtype=torch.float32, device=targets.device).scatter_add(0, targets.unsqueeze(1), ones)
+        self.has = self.count > 0
+
+    def __call__(self, messages: torch.Tensor) -> torch.Tensor:
+        zeros = messages.new_zeros((self.num_nodes, self.hidden))
+        if self.how == "sum":
+            return zeros.scatter_add(0, self.index, messages)
+        if self.how == "mean":
+            return zeros.scatter_add(0, self.index, messages) / self.count.clamp(min=1.0)
+        # Max and smooth max: the hard max first; nodes without messages keep 0.
+        floor = torch.full_like(zeros, -1e30)
+        hard = torch.where(self.has, floor.scatter_reduce(0, self.index, messages, reduce="amax", include_self=True), zeros)
+        if self.how == "max":
+            return hard
+        # Smooth max: max + log(sum(exp(beta * (m - max)))) / beta, stable since every exponent <= 0.
+        total = zeros.scatter_add(0, self.index, torch.exp(self.beta * (messages - hard.gather(0, self.index))))
+        return hard + torch.log(torch.where(self.has, total, torch.ones_like(total))) / self.beta
+
+
+def aggregate(messages: torch.Tensor, targets: torch.Tensor, num_nodes, how: str, beta: float) -> torch.Tensor:
     """Aggregate ``messages`` [M, d] into [N, d] by ``targets``; nodes without messages get 0."""
-    d = messages.shape[1]
-    index = targets.unsqueeze(1).expand(-1, d)
-    zeros = messages.new_zeros((num_nodes, d))
-    if how == "sum" or how == "mean":
-        total = zeros.scatter_add(0, index, messages)
-        if how == "sum":
-            return total
-        count = messages.new_zeros((num_nodes, 1)).scatter_add(0, targets.unsqueeze(1), torch.ones_like(messages[:, :1]))
-        return total / count.clamp(min=1.0)
-    # Max and smooth max: the hard max first; nodes without messages keep the initial 0.
-    has = messages.new_zeros((num_nodes, 1)).scatter_add(0, targets.unsqueeze(1), torch.ones_like(messages[:, :1])) > 0
-    floor = torch.full_like(zeros, -1e30)
-    hard = floor.scatter_reduce(0, index, messages, reduce="amax", include_self=True)
-    hard = torch.where(has, hard, zeros)
-    if how == "max":
-        return hard
-    # Smooth max: max + log(sum(exp(beta * (m - max)))) / beta, stable since every exponent <= 0.
-    shifted = torch.exp(beta * (messages - hard.gather(0, index)))
-    total = zeros.scatter_add(0, index, shifted)
-    return hard + torch.log(torch.where(has, total, torch.ones_like(total))) / beta
+    return Aggregator(targets, num_nodes, messages.shape[1], how, beta)(messages)
+
+
+class RelationMLPs(nn.Module):
+    """One Linear-Mish-Linear per relation, stored stacked per arity.
+
+    Two evaluation paths with the same weights: ``fused`` runs every relation of an arity on
+    all atoms of that arity in two matrix products and keeps each atom's own relation's rows
+    (more arithmetic, far fewer operations: the fast path for training batches of small
+    states); the per-relation path runs each relation on its own atoms (the path exported to
+    ONNX, where per-operation overhead is small and arithmetic should not be multiplied).
+    """
+
+    def __init__(self, arities: list[int], hidden: int):
+        super().__init__()
+        self.arities = arities
+        self.groups = sorted(set(arities))
+        # position of each relation inside its arity group
+        self.slot = [sum(1 for b in arities[:r] if b == a) for r, a in enumerate(arities)]
+        self.weights = nn.ParameterList()
+        for a in self.groups:
+            count, width = sum(1 for b in arities if b == a), a * hidden
+            bound = 1.0 / width**0.5  # nn.Linear's default initialisation
+            for shape in ((count, width, width), (count, width), (count, width, width), (count, width)):
+                self.weights.append(nn.Parameter(torch.empty(shape).uniform_(-bound, bound)))
+
+    def params(self, arity: int):
+        g = self.groups.index(arity)
+        return [self.weights[4 * g + i] for i in range(4)]
+
+    def fused(self, x: torch.Tensor, rid: torch.Tensor, arity: int) -> torch.Tensor:
+        """Apply each atom's relation MLP to ``x`` [K, a*d]; ``rid`` [K] gives slots in the arity group."""
+        w1, b1, w2, b2 = self.params(arity)
+        count, width, _ = w1.shape
+        pick = rid.view(-1, 1, 1).expand(-1, 1, width)
+        y = (x @ w1.permute(1, 0, 2).reshape(width, count * width)).view(-1, count, width)
+        y = torch.nn.functional.mish(y.gather(1, pick).squeeze(1) + b1[rid])
+        z = (y @ w2.permute(1, 0, 2).reshape(width, count * width)).view(-1, count, width)
+        return z.gather(1, pick).squeeze(1) + b2[rid]
+
+    def single(self, x: torch.Tensor, relation: int) -> torch.Tensor:
+        """Apply relation ``relation``'s MLP to ``x`` [k, a*d]."""
+        w1, b1, w2, b2 = self.params(self.arities[relation])
+        slot = self.slot[relation]
+        return torch.nn.functional.mish(x @ w1[slot] + b1[slot]) @ w2[slot] + b2[slot]
 
 
 class RelationalGNN(nn.Module):
@@ -71,32 +126,47 @@ class RelationalGNN(nn.Module):
         self.arities = [int(a) for _, a in relations]
         self.hidden, self.layers, self.aggregation, self.beta = hidden, layers, aggregation, float(beta)
         self.share_weights = share_weights
+        self.per_relation = False  # True: always take the per-relation (export) path
         rounds = 1 if share_weights else layers
-        self.relation_mlps = nn.ModuleList(
-            nn.ModuleList(mlp(a * hidden, a * hidden, a * hidden) for a in self.arities) for _ in range(rounds)
-        )
+        self.relation_mlps = nn.ModuleList(RelationMLPs(self.arities, hidden) for _ in range(rounds))
         self.update_mlps = nn.ModuleList(mlp(2 * hidden, 2 * hidden, hidden) for _ in range(rounds))
         self.readout = mlp(hidden, hidden, 1)
 
     def embed(self, node_graph: torch.Tensor, relations: list[torch.Tensor]) -> torch.Tensor:
         """Return the final node embeddings [N, hidden]."""
-        num_nodes = node_graph.shape[0]
-        h = torch.zeros((num_nodes, self.hidden), dtype=torch.float32, device=node_graph.device)
-        exporting = torch.jit.is_tracing() or torch.onnx.is_in_onnx_export()
-        targets = torch.cat([rel.reshape(-1) for rel in relations if exporting or rel.shape[0] > 0])
+        num_nodes, d = node_graph.shape[0], self.hidden
+        h = torch.zeros((num_nodes, d), dtype=torch.float32, device=node_graph.device)
+        if self.per_relation or torch.jit.is_tracing() or torch.onnx.is_in_onnx_export():
+            # Export: every relation is an input whose size varies, so no branch on emptiness.
+            order = list(range(len(relations)))
+            targets = torch.cat([relations[r].reshape(-1) for r in order])
+            step = lambda h, nets: torch.cat(  # noqa: E731
+                [nets.single(h[relations[r]].flatten(1), r).reshape(-1, d) for r in order]
+            )
+        else:
+            # Training and torch inference: concatenate the atoms of each arity once.
+            groups = []
+            for a in self.relation_mlps[0].groups:
+                members = [r for r, b in enumerate(self.arities) if b == a and relations[r].shape[0] > 0]
+                if members:
+                    atoms = torch.cat([relations[r] for r in members])
+                    slots = torch.cat([torch.full((relations[r].shape[0],), self.relation_mlps[0].slot[r], dtype=torch.long) for r in members])
+                    groups.append((a, atoms, slots))
+            targets = torch.cat([atoms.reshape(-1) for _, atoms, _ in groups]) if groups else node_graph[:0]
+            step = lambda h, nets: torch.cat(  # noqa: E731
+                [nets.fused(h[atoms].flatten(1), slots, a).reshape(-1, d) for a, atoms, slots in groups]
+            ) if groups else h[:0]
+        aggregator = Aggregator(targets, num_nodes, d, self.aggregation, self.beta)
         for layer in range(self.layers):
             weights = 0 if self.share_weights else layer
-            messages = []
-            for rel, arity, net in zip(relations, self.arities, self.relation_mlps[weights]):
-                if rel.shape[0] == 0 and not exporting:
-                    continue  # no atoms, no messages; kept in exported graphs, whose sizes vary
-                gathered = h[rel].flatten(1)  # [k, arity * hidden]
-                messages.append(net(gathered).reshape(-1, self.hidden))  # one message per argument
-            agg = aggregate(torch.cat(messages), targets, num_nodes, self.aggregation, self.beta)
+            agg = aggregator(step(h, self.relation_mlps[weights]))
             h = h + self.update_mlps[weights](torch.cat([h, agg], dim=1))
         return h
 
     def forward(self, node_graph, readout_nodes, readout_graph, graph_index, *relations):
         h = self.embed(node_graph, list(relations))
-        pooled = h.new_zeros((graph_index.shape[0], self.hidden)).index_add(0, readout_graph, h[readout_nodes])
+        # scatter_add, not index_add: torch's ONNX exporter turns index_add with repeated
+        # indices into a last-write-wins scatter, which silently breaks the sum.
+        index = readout_graph.unsqueeze(1).expand(-1, self.hidden)
+        pooled = h.new_zeros((graph_index.shape[0], self.hidden)).scatter_add(0, index, h[readout_nodes])
         return self.readout(pooled).squeeze(-1)

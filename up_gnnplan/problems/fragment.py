@@ -74,6 +74,36 @@ def _action_costs(problem):
     return {}
 
 
+def has_unit_costs(problem) -> bool:
+    """Return whether every action costs 1 (no action-cost metric, or all costs the constant 1)."""
+    costs = _action_costs(problem)
+    return all(c is not None and c.is_constant() and c.constant_value() == 1 for c in costs.values())
+
+
+def min_action_cost(problem) -> float:
+    """Return a lower bound on the cost of any ground action (0 when none can be given)."""
+    costs = _action_costs(problem)
+    if not costs:
+        return 1.0
+    bounds = []
+    for cost in costs.values():
+        if cost is None:
+            return 0.0
+        if cost.is_constant():
+            bounds.append(float(cost.constant_value()))
+        elif cost.is_fluent_exp():
+            name = cost.fluent().name
+            values = [
+                float(v.constant_value())
+                for f, v in problem.explicit_initial_values.items()
+                if f.is_fluent_exp() and f.fluent().name == name and v.is_constant()
+            ]
+            bounds.append(min(values, default=0.0))
+        else:
+            return 0.0
+    return max(0.0, min(bounds, default=1.0))
+
+
 def _negative_costs(problem) -> list[str]:
     """Return descriptions of action costs that can be negative."""
     found = []

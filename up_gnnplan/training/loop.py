@@ -116,3 +116,16 @@ def _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, 
         "torch": torch.__version__,
         "machine": f"{platform.machine()}, {config.threads} thread(s)",
     }
+
+
+class TorchValueFunction:
+    """A value function over a torch model, for searches during training and benchmarks."""
+
+    def __init__(self, model, encoding):
+        self.model, self.encoding = model, encoding
+
+    def __call__(self, inputs) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            return self.model(*_tensors(self.encoding, inputs)).numpy()

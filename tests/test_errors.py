@@ -1,0 +1,129 @@
+"""Bad inputs give our own error types, naming the file (and line), never a raw UP/pymimir error."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import pytest
+from conftest import fixture
+
+from up_gnnplan.data import example
+from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
+from up_gnnplan.problems import load_task
+from up_gnnplan.problems.loading import PddlQuirkWarning
+
+BLOCKSWORLD = example("blocksworld")
+
+
+def load_error(domain, problem, kind=GnnplanError):
+    """Load and return the error, checking it is ours and carries no foreign traceback."""
+    with pytest.raises(kind) as caught:
+        load_task(domain, problem)
+    error = caught.value
+    assert type(error).__module__ == "up_gnnplan.errors"
+    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+    return str(error)
+
+
+def test_missing_problem_file(tmp_path):
+    missing = tmp_path / "nope.pddl"
+    message = load_error(BLOCKSWORLD, missing, ProblemLoadError)
+    assert str(missing) in message and "no such file" in message
+
+
+def test_missing_domain_file(tmp_path):
+    missing = tmp_path / "domain.pddl"
+    message = load_error(missing, example("blocksworld", "p02.pddl"), ProblemLoadError)
+    assert str(missing) in message
+
+
+def test_directory_instead_of_file(tmp_path):
+    message = load_error(tmp_path, example("blocksworld", "p02.pddl"), ProblemLoadError)
+    assert str(tmp_path) in message
+
+
+def test_unclosed_parenthesis():
+    problem = fixture("blocksworld", "unclosed-paren.pddl")
+    message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
+    assert str(problem) in message and "line" in message and "never closed" in message
+
+
+def test_extra_closing_parenthesis():
+    problem = fixture("blocksworld", "extra-paren.pddl")
+    message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
+    assert f"{problem}, line 6" in message and "closes nothing" in message
+
+
+def test_unbalanced_domain_is_blamed_on_the_domain(tmp_path):
+    domain = tmp_path / "domain.pddl"
+    domain.write_text(BLOCKSWORLD.read_text().replace("(on ?x - block ?y - block)", "(on ?x - block ?y - block"))
+    message = load_error(domain, example("blocksworld", "p02.pddl"), ProblemLoadError)
+    assert message.startswith(str(domain)) and "line" in message
+
+
+def test_unknown_predicate_names_file_and_line():
+    problem = fixture("blocksworld", "unknown-predicate.pddl")
+    message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
+    assert message.startswith(f"{problem}, line 6:")
+    assert "on-top-of" in message
+
+
+def test_unknown_object_names_file_and_line():
+    problem = fixture("blocksworld", "unknown-object.pddl")
+    message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
+    assert message.startswith(f"{problem}, line 5:")
+
+
+def test_unknown_type(tmp_path):
+    problem = tmp_path / "p.pddl"
+    problem.write_text(example("blocksworld", "p02.pddl").read_text().replace("a b - block", "a b - brick"))
+    message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
+    assert str(problem) in message and "brick" in message
+
+
+@pytest.mark.parametrize(
+    "domain, problem, feature",
+    [
+        ("numeric-domain.pddl", "numeric-p01.pddl", "numeric fluents (:numeric-fluents): fuel"),
+        ("numeric-domain.pddl", "numeric-p01.pddl", "numeric effects (decrease)"),
+        ("when-domain.pddl", "lights-p01.pddl", "conditional effects (when)"),
+        ("forall-domain.pddl", "lights-p01.pddl", "universally quantified effects (forall)"),
+        ("forall-pre-domain.pddl", "lights-p01.pddl", "universally quantified conditions (forall)"),
+        ("durative-domain.pddl", "durative-p01.pddl", "durative actions (:durative-actions)"),
+    ],
+)
+def test_unsupported_feature_is_named(domain, problem, feature):
+    domain, problem = fixture("unsupported", domain), fixture("unsupported", problem)
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        load_task(domain, problem)
+    error = caught.value
+    assert feature in error.features
+    assert feature in str(error)
+    assert str(domain) in str(error) and str(problem) in str(error)
+
+
+def test_empty_goal():
+    problem = fixture("blocksworld", "empty-goal.pddl")
+    message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
+    assert str(problem) in message and "goal is empty" in message
+
+
+def test_negative_action_cost_is_refused(tmp_path):
+    domain = tmp_path / "domain.pddl"
+    domain.write_text(fixture("costs", "domain.pddl").read_text().replace("(increase (total-cost) 7)", "(increase (total-cost) -7)"))
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        load_task(domain, fixture("costs", "p01.pddl"))
+    assert "negative action costs" in str(caught.value) and "jump" in str(caught.value)
+
+
+def test_typed_objects_without_typing_requirement_warn_and_load(tmp_path):
+    # Copy the domain: the warning is given once per domain file and process.
+    domain = tmp_path / "domain.pddl"
+    shutil.copy(fixture("strips-typing", "domain.pddl"), domain)
+    with pytest.warns(PddlQuirkWarning, match=":typing"):
+        task = load_task(domain, fixture("strips-typing", "p01.pddl"))
+    assert task.object_names == ["b1", "b2"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PddlQuirkWarning)
+        load_task(domain, fixture("strips-typing", "p01.pddl"))  # not again for the same domain
