@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import PROBLEMS
+from pddl_cases import PROBLEMS
 
 from up_gnnplan.datasets.build import BuildOptions, build_dataset
 from up_gnnplan.datasets.expansion import expand

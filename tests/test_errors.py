@@ -6,9 +6,10 @@ import shutil
 import warnings
 
 import pytest
-from conftest import fixture
+from pddl_cases import fixture
 
 from up_gnnplan.data import example
+from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems import load_task
 from up_gnnplan.problems.loading import PddlQuirkWarning
@@ -124,6 +125,7 @@ def test_typed_objects_without_typing_requirement_warn_and_load(tmp_path):
     with pytest.warns(PddlQuirkWarning, match=":typing"):
         task = load_task(domain, fixture("strips-typing", "p01.pddl"))
     assert task.object_names == ["b1", "b2"]
+    assert expand(task).initial_value == 4.0  # unstack b2 b1, put-down b2, pick-up b1, stack b1 b2
     with warnings.catch_warnings():
         warnings.simplefilter("error", PddlQuirkWarning)
         load_task(domain, fixture("strips-typing", "p01.pddl"))  # not again for the same domain

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from conftest import PROBLEMS
 
 from up_gnnplan.datasets.expansion import expand
 

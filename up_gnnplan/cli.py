@@ -88,9 +88,10 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
         _fail(error)
     dead = int(data.dead_end.sum())
     values = data.value[~data.dead_end]
+    spread = f"V* from {values.min():g} to {values.max():g}" if len(values) else "no solvable state"
     click.echo(
         f"{path}: {len(data)} states from {len(data.problems)} problem(s) of domain '{data.domain}', "
-        f"{dead} dead end(s), V* from {values.min():g} to {values.max():g}"
+        f"{dead} dead end(s), {spread}"
     )
     for record in data.problems:
         stats = record.stats
@@ -180,6 +181,39 @@ def train(datasets, output, **options):
     click.echo(f"{path}: {config.architecture} on '{data.domain}', {record['epochs']} epochs in {record['seconds']} s, "
                f"best epoch {record['best_epoch']}, validation MAE {val.get('mae', float('nan')):.3f} "
                f"(max {val.get('max_error', float('nan')):.2f}) on {record['validation_states']} states")
+
+
+@main.command()
+@click.argument("checkpoint", type=click.Path(dir_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="ONNX file to write.")
+@click.option("--check/--no-check", default=True, show_default=True,
+              help="Compare onnxruntime with torch on example states after exporting.")
+def export(checkpoint, output, check):
+    """Export a training CHECKPOINT to an ONNX model with its metadata inside.
+
+    Example: gnnplan export blocks.pt -o blocks.onnx
+    """
+    try:
+        import onnx  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        _fail(RuntimeError("exporting needs torch and onnx: pip install 'up-gnnplan[export]'"))
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.training.checkpoint import load_checkpoint
+
+    try:
+        model, encoding, config, data = load_checkpoint(checkpoint)
+        path = export_onnx(model, encoding, output, domain=data["domain"], train_config=config.to_dict(),
+                           training_record=data["record"])
+        if check:
+            from up_gnnplan.exporters.parity import check_parity
+
+            worst = check_parity(model, encoding, path)
+    except GnnplanError as error:
+        _fail(error)
+    note = f", onnxruntime vs torch max |diff| {worst:.2e}" if check else ""
+    click.echo(f"{path}: {config.architecture} for '{data['domain']}' ({path.stat().st_size / 1024:.0f} KiB){note}")
 
 
 if __name__ == "__main__":  # pragma: no cover

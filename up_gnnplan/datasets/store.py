@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,7 +183,7 @@ class Dataset:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
             meta = json.loads(str(arrays.pop("meta")))
-        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error) as error:
             raise DatasetError(f"{path}: not a readable up-gnnplan dataset ({error})") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             found = meta.get("format") if isinstance(meta, dict) else None

@@ -59,7 +59,8 @@ def load_checkpoint(path):
     try:
         data = torch.load(path, weights_only=True, map_location="cpu")
     except Exception as error:  # torch raises many types for bad files
-        raise GnnplanError(f"{path}: not a loadable checkpoint ({error.__class__.__name__}: {error})") from None
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise GnnplanError(f"{path}: not a loadable checkpoint ({error.__class__.__name__}: {first_line[:200]})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise GnnplanError(f"{path}: not an up-gnnplan checkpoint")
     if data.get("version") != VERSION:

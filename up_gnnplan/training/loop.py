@@ -113,7 +113,7 @@ def _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, 
         "dead_ends_excluded": int(dataset.dead_end.sum()),
         "problems": [p.name for p in dataset.problems],
         "states_per_second": round(steps * config.batch_size / max(seconds, 1e-9), 1),
-        "torch": torch.__version__,
+        "torch": str(torch.__version__),
         "machine": f"{platform.machine()}, {config.threads} thread(s)",
     }
 

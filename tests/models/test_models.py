@@ -1,0 +1,221 @@
+"""Check every architecture of ``up_gnnplan.models.ARCHITECTURES`` on real planning states.
+
+Parametrised over the registry, so a new architecture is tested as soon as it is registered:
+batched values equal one-by-one values, values do not depend on how objects are numbered,
+R-GNN's fused training path equals its per-relation (export) path, and the ONNX export runs
+in onnxruntime with torch's values, also on batches whose relations are empty where the
+export example's were not, and the other way round.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from up_gnnplan.data import example
+from up_gnnplan.encodings import make_encoding
+from up_gnnplan.encodings.base import StateInput
+from up_gnnplan.models import ARCHITECTURES
+from up_gnnplan.models.rgnn import AGGREGATIONS, RelationalGNN
+from up_gnnplan.problems import load_task
+from up_gnnplan.states import Atoms, PredicateSignature, StateAtoms, successors
+
+torch.set_num_threads(1)
+
+ARCH_KEYS = sorted(ARCHITECTURES)
+DOMAINS = {"blocksworld": "p03.pddl", "gripper": "p01.pddl"}
+
+
+def states_of(domain: str, problem: str):
+    """Return (signature, states): the initial state, its successors and theirs (deduplicated)."""
+    task = load_task(example(domain), example(domain, problem))
+    converter = StateAtoms(task)
+    init = task.initial_state()
+    seen, frontier, out = {init.get_index()}, [init], [init]
+    for _ in range(2):
+        nxt = []
+        for state in frontier:
+            for _, child, _ in successors(state):
+                if child.get_index() not in seen:
+                    seen.add(child.get_index())
+                    nxt.append(child)
+        out += nxt
+        frontier = nxt
+    inputs = [StateInput(converter.of(s), converter.goal, task.num_objects, converter.negative_goal) for s in out]
+    return task.signature, inputs
+
+
+_CACHE: dict[str, tuple] = {}
+
+
+@pytest.fixture(params=sorted(DOMAINS), scope="module")
+def domain_states(request):
+    if request.param not in _CACHE:
+        _CACHE[request.param] = states_of(request.param, DOMAINS[request.param])
+    return _CACHE[request.param]
+
+
+def build(key: str, signature, seed: int = 0, hidden: int = 8, layers: int = 3, **params):
+    """Return (encoding, model) of architecture ``key`` with seeded random weights."""
+    architecture = ARCHITECTURES[key]
+    encoding = make_encoding(architecture.encoding, signature)
+    torch.manual_seed(seed)
+    defaults = {"hidden": hidden, "layers": layers, "aggregation": "smoothmax", "beta": 8.0, "share_weights": True}
+    model = architecture.build(encoding, **{**defaults, **params})
+    return encoding, model.eval()
+
+
+def tensors(encoding, states):
+    batch = encoding.encode(states)
+    return [torch.from_numpy(batch[name]) for name in encoding.input_names()]
+
+
+def values(model, encoding, states) -> torch.Tensor:
+    with torch.no_grad():
+        return model(*tensors(encoding, states))
+
+
+def renumbered(state: StateInput, perm: np.ndarray) -> StateInput:
+    """Return ``state`` with object ``o`` renamed ``perm[o]`` in its atoms and goals."""
+
+    def mapped(atoms):
+        if atoms is None:
+            return None
+        args = np.where(atoms.args >= 0, perm[np.maximum(atoms.args, 0)], -1).astype(atoms.args.dtype)
+        return Atoms(atoms.pred.copy(), args)
+
+    return StateInput(mapped(state.atoms), mapped(state.goal), state.num_objects, mapped(state.negative_goal))
+
+
+def sparse(state: StateInput, signature) -> StateInput:
+    """Return ``state`` without atoms of arity ≥ 2 and without goal: a state with empty relations.
+
+    Every binary relation (state and goal copies) is empty, so the R-GNN inputs of those
+    relations have no rows and PLOI graphs have no edges.
+    """
+    arities = np.array(signature.arities)
+    keep = arities[state.atoms.pred] <= 1
+    width = state.atoms.args.shape[1]
+    empty = Atoms(np.zeros(0, np.int32), np.zeros((0, width), np.int32))
+    return StateInput(Atoms(state.atoms.pred[keep], state.atoms.args[keep]), empty, state.num_objects)
+
+
+# --- batching and permutations ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ARCH_KEYS)
+def test_batch_equals_one_by_one(key, domain_states):
+    signature, states = domain_states
+    encoding, model = build(key, signature)
+    together = values(model, encoding, states)
+    alone = torch.cat([values(model, encoding, [s]) for s in states])
+    assert together.shape == (len(states),) and torch.isfinite(together).all()
+    torch.testing.assert_close(together, alone, rtol=1e-5, atol=1e-5)
+    # The states differ, so a model that ignored its input would not pass for free.
+    assert len(np.unique(np.round(together.numpy(), 5))) > 1
+
+
+@pytest.mark.parametrize("key", ARCH_KEYS)
+def test_permutation_invariance(key, domain_states):
+    signature, states = domain_states
+    encoding, model = build(key, signature, seed=1)
+    rng = np.random.default_rng(0)
+    chosen = states[:: max(1, len(states) // 6)]
+    renamed = []
+    for state in chosen:
+        perm = rng.permutation(state.num_objects)
+        while len(perm) > 1 and (perm == np.arange(len(perm))).all():
+            perm = rng.permutation(state.num_objects)
+        renamed.append(renumbered(state, perm))
+        assert renamed[-1].num_objects == state.num_objects
+    torch.testing.assert_close(values(model, encoding, renamed), values(model, encoding, chosen), rtol=1e-4, atol=1e-4)
+
+
+# --- R-GNN: fused path == per-relation path -----------------------------------------------------
+
+_TINY = PredicateSignature((("p", 1), ("q", 2)))
+RELATIONAL = [k for k in ARCH_KEYS if isinstance(build(k, _TINY, layers=1)[1], RelationalGNN)]
+
+
+@pytest.mark.parametrize("share_weights", [True, False], ids=["shared", "per-layer"])
+@pytest.mark.parametrize("aggregation", AGGREGATIONS)
+@pytest.mark.parametrize("key", RELATIONAL)
+def test_fused_equals_per_relation(key, aggregation, share_weights, domain_states):
+    signature, states = domain_states
+    encoding, model = build(key, signature, seed=2, aggregation=aggregation, share_weights=share_weights)
+    assert model.per_relation is False
+    batch = tensors(encoding, states)
+    # Gradients flow through the fused path in training: compare the values with grad on.
+    fused = model(*batch)
+    model.per_relation = True
+    try:
+        per_relation = model(*batch)
+    finally:
+        model.per_relation = False
+    assert fused.shape == (len(states),)
+    torch.testing.assert_close(fused, per_relation, rtol=1e-5, atol=1e-5)
+    # And the gradients agree too.
+    grads = []
+    for flag in (False, True):
+        model.per_relation = flag
+        model.zero_grad()
+        model(*batch).sum().backward()
+        grads.append([p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in model.parameters()])
+    model.per_relation = False
+    for a, b in zip(*grads):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_relational_architectures_found():
+    assert "rgnn" in RELATIONAL
+
+
+# --- ONNX export round trip ---------------------------------------------------------------------
+
+
+def dynamic_axes(names):
+    axes = {name: {0: f"{name}_0"} for name in names}
+    if "edge_index" in axes:
+        axes["edge_index"][1] = "edge_index_1"
+    axes["value"] = {0: "value_0"}
+    return axes
+
+
+def first_dims(encoding, states) -> dict[str, int]:
+    batch = encoding.encode(states)
+    return {name: (batch[name].shape[1] if name == "edge_index" else batch[name].shape[0]) for name in encoding.input_names()}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the legacy TorchScript exporter
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("key", ARCH_KEYS)
+def test_onnx_round_trip(key, domain_states, tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    signature, states = domain_states
+    encoding, model = build(key, signature, seed=3, layers=2)
+    names = encoding.input_names()
+    empty_batch = [sparse(states[0], signature), sparse(states[-1], signature)]
+    # Export once on real states (relations such as ``on`` non-empty) and once on states
+    # without binary atoms (those relations, or the PLOI edges, empty).
+    exports = {"real": states[1:4], "sparse": empty_batch}
+    checks = [states, states[:1], states[-1:], states[2:7], empty_batch, empty_batch[:1], states[:2] + empty_batch]
+    became_empty = became_non_empty = False
+    for label, example_batch in exports.items():
+        path = tmp_path / f"{key}-{label}.onnx"
+        torch.onnx.export(model, tuple(tensors(encoding, example_batch)), str(path), input_names=names,
+                          output_names=["value"], dynamic_axes=dynamic_axes(names), opset_version=18, dynamo=False)
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        assert [i.name for i in session.get_inputs()] == names
+        exported = first_dims(encoding, example_batch)
+        for batch in checks:
+            arrays = encoding.encode(batch)
+            (got,) = session.run(None, {name: arrays[name] for name in names})
+            expected = values(model, encoding, batch).numpy()
+            assert got.shape == (len(batch),), (label, len(batch))
+            np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4, err_msg=f"export on {label} states")
+            dims = first_dims(encoding, batch)
+            became_empty |= any(exported[n] > 0 and dims[n] == 0 for n in names)
+            became_non_empty |= any(exported[n] == 0 and dims[n] > 0 for n in names)
+    assert became_empty and became_non_empty

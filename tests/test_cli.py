@@ -1,0 +1,143 @@
+"""The ``gnnplan`` command line: dataset, generate, error reporting, and no torch at startup."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from pddl_cases import PROBLEMS, fixture
+
+from up_gnnplan.cli import EXIT_INPUT_ERROR, main
+from up_gnnplan.data import example
+from up_gnnplan.datasets.store import Dataset
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    # Nothing may escape as a Python exception (SystemExit is click's normal exit).
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"gnnplan {' '.join(map(str, args))} raised {result.exception!r}\n{result.output}")
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_dataset_writes_file_and_prints_summary(tmp_path):
+    out = tmp_path / "blocks.npz"
+    result = run("dataset", example("blocksworld"), example("blocksworld", "p03.pddl"), example("blocksworld", "p02.pddl"), "-o", out)
+    assert result.exit_code == 0, result.output
+    assert out.is_file()
+    assert f"{out}: 27 states from 2 problem(s) of domain 'blocksworld', 0 dead end(s), V* from 0 to 8" in result.output
+    assert "p03: 22 states (expanded), 3 objects, V*(initial) = 6" in result.output
+    assert "p02: 5 states (expanded), 2 objects, V*(initial) = 4" in result.output
+    data = Dataset.load(out)
+    assert len(data) == 27 and [p.name for p in data.problems] == ["p03", "p02"]
+
+
+def test_dataset_with_action_costs(tmp_path):
+    out = tmp_path / "costs.npz"
+    result = run("dataset", *PROBLEMS["costs"], "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "V*(initial) = 6" in result.output
+    assert np.array_equal(np.sort(Dataset.load(out).value), [0.0, 2.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize(
+    "files, names",
+    [
+        ((example("blocksworld"), "MISSING"), ["MISSING", "no such file"]),
+        ((example("blocksworld"), fixture("blocksworld", "unknown-predicate.pddl")), ["unknown-predicate.pddl, line 6"]),
+        ((example("blocksworld"), fixture("blocksworld", "unclosed-paren.pddl")), ["unclosed-paren.pddl", "never closed"]),
+        (
+            (fixture("unsupported", "when-domain.pddl"), fixture("unsupported", "lights-p01.pddl")),
+            ["when-domain.pddl", "conditional effects (when)"],
+        ),
+        ((example("blocksworld"), fixture("blocksworld", "empty-goal.pddl")), ["empty-goal.pddl", "goal is empty"]),
+        (PROBLEMS["oneway-unsolvable"], ["unsolvable.pddl", "unsolvable", "--allow-unsolvable"]),
+    ],
+    ids=["missing", "unknown-predicate", "unbalanced", "unsupported", "empty-goal", "unsolvable"],
+)
+def test_dataset_bad_input_is_one_error_line(files, names, tmp_path):
+    files = [tmp_path / f if f == "MISSING" else f for f in files]
+    out = tmp_path / "out.npz"
+    result = run("dataset", *files, "-o", out)
+    assert result.exit_code == EXIT_INPUT_ERROR == 2
+    assert result.output.startswith("error: ")
+    for name in names:
+        assert name in result.output
+    assert not out.exists()
+
+
+def test_dataset_allow_unsolvable_keeps_only_dead_ends(tmp_path):
+    out = tmp_path / "dead.npz"
+    result = run("dataset", *PROBLEMS["oneway-unsolvable"], "--allow-unsolvable", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "1 dead end(s)" in result.output and "V*(initial) = inf" in result.output
+    assert Dataset.load(out).dead_end.all()
+
+
+def test_dataset_typing_quirk_warns_and_succeeds(tmp_path):
+    """End to end in a fresh interpreter, so that the warning reaches stderr as users see it."""
+    domain = tmp_path / "domain.pddl"
+    domain.write_text(fixture("strips-typing", "domain.pddl").read_text())
+    args = ["dataset", domain, fixture("strips-typing", "p01.pddl"), "-o", tmp_path / "q.npz"]
+    done = subprocess.run(
+        [sys.executable, "-m", "up_gnnplan.cli", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"warning: {domain}: types are used but ':typing' is not declared" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "V*(initial) = 4" in done.stdout
+
+
+def test_generate_navig_writes_files(tmp_path):
+    out = tmp_path / "navig"
+    result = run("generate", "navig-xy", "-o", out, "--count", "2", "--seed", "3", "-p", "width=3", "-p", "height=3")
+    assert result.exit_code == 0, result.output
+    problems = sorted(p.name for p in out.glob("p*.pddl"))
+    assert (out / "domain.pddl").is_file() and len(problems) == 2
+    assert f"wrote {out / 'domain.pddl'} and 2 problem(s)" in result.output
+    # The generated files are usable: they load and have a solvable initial state.
+    data = run("dataset", out / "domain.pddl", *sorted(out.glob("p*.pddl")), "-o", tmp_path / "navig.npz")
+    assert data.exit_code == 0, data.output
+
+
+def test_generate_unknown_domain(tmp_path):
+    result = run("generate", "no-such-domain", "-o", tmp_path / "x")
+    assert result.exit_code == 2 and result.output.startswith("error: ") and "navig-xy" in result.output
+
+
+def test_generate_bad_parameter(tmp_path):
+    result = run("generate", "navig-xy", "-o", tmp_path / "x", "-p", "width")
+    assert result.exit_code == 2 and "NAME=VALUE" in result.output
+
+
+NO_TORCH = textwrap.dedent(
+    """
+    import sys
+    import up_gnnplan, up_gnnplan.cli
+    assert "torch" not in sys.modules, "import up_gnnplan imported torch"
+    from click.testing import CliRunner
+    runner = CliRunner()
+    for args in [["--help"], ["--version"]] + [[name, "--help"] for name in sorted(up_gnnplan.cli.main.commands)]:
+        result = runner.invoke(up_gnnplan.cli.main, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert "torch" not in sys.modules, f"gnnplan {' '.join(args)} imported torch"
+    print("ok")
+    """
+)
+
+
+def test_import_and_help_do_not_import_torch():
+    done = subprocess.run([sys.executable, "-c", NO_TORCH], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_required_one_liner_does_not_import_torch():
+    code = "import up_gnnplan, up_gnnplan.cli, sys; assert 'torch' not in sys.modules"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,79 @@
+"""Export a trained model to ONNX with dynamic sizes and metadata inside the file.
+
+Every input's first dimension is dynamic (numbers of nodes, atoms, edges and states), so one
+file serves any instance of the domain. The example batch used for tracing is synthetic: one
+state whose objects satisfy one atom of every relation, so no relation is traced empty.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from up_gnnplan import __version__, model_format
+from up_gnnplan.encodings.base import StateInput
+from up_gnnplan.states.atoms import Atoms
+
+OPSET = 18  # ScatterElements with reduction="max" (smooth max) needs opset 18
+
+
+def example_states(signature) -> list[StateInput]:
+    """Return two small states in which every predicate and goal copy has an atom.
+
+    Goal atoms use the state atoms' arguments reversed and shifted, so that in goal mode
+    ``achieved`` some goal atoms hold and some do not.
+    """
+    width = max(signature.max_arity, 1)
+    n = width + 1
+    pred = np.arange(len(signature), dtype=np.int32)
+    state_args = np.full((len(signature), width), -1, dtype=np.int32)
+    goal_args = np.full((len(signature), width), -1, dtype=np.int32)
+    for p, arity in enumerate(signature.arities):
+        state_args[p, :arity] = np.arange(arity)
+        goal_args[p, :arity] = (np.arange(arity)[::-1] + 1) % n
+    atoms, goal = Atoms(pred, state_args), Atoms(pred.copy(), goal_args)
+    return [StateInput(atoms, goal, n, atoms), StateInput(atoms, atoms, n, None)]
+
+
+def export_onnx(model, encoding, path, *, domain: str, train_config: dict, training_record: dict) -> Path:
+    """Write ``model`` to ``path`` as ONNX with dynamic axes and up-gnnplan metadata."""
+    import onnx
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = encoding.input_names()
+    batch = encoding.encode(example_states(encoding.signature))
+    tensors = tuple(torch.from_numpy(batch[name]) for name in names)
+    dynamic = {name: {0: f"{name}_0"} for name in names}
+    if "edge_index" in dynamic:
+        dynamic["edge_index"] = {1: "edges"}
+    dynamic["value"] = {0: "states"}
+    model.eval()
+    with torch.no_grad():
+        torch.onnx.export(model, tensors, str(path), input_names=names, output_names=["value"],
+                          dynamic_axes=dynamic, opset_version=OPSET, dynamo=False)
+    proto = onnx.load(str(path))
+    config = encoding.config()
+    metadata = {
+        "format": model_format.FORMAT,
+        "version": model_format.VERSION,
+        "architecture": train_config.get("architecture", encoding.name),
+        "encoding": config,
+        "schema": encoding.schema(),
+        "domain": domain,
+        "train_config": train_config,
+        "training_record": training_record,
+        "package_version": __version__,
+        "opset": OPSET,
+        "input_names": names,
+    }
+    del proto.metadata_props[:]
+    for key, value in metadata.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = model_format.PREFIX + key, json.dumps(value)
+    onnx.checker.check_model(proto)
+    onnx.save(proto, str(path))
+    return path

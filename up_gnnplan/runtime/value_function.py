@@ -1,0 +1,110 @@
+"""Evaluate states with an exported ONNX model through onnxruntime.
+
+The session uses CUDAExecutionProvider when onnxruntime-gpu provides it (the ``gpu`` extra)
+and the CPU otherwise, with explicit thread counts: on the small graphs of planning states
+one intra-op thread is fastest, and searches run in parallel processes. Files are checked
+before any search starts: a corrupt file, a file of another domain, or a file of a newer
+incompatible format is refused with a message that says which.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from up_gnnplan import model_format
+from up_gnnplan.encodings.base import StateInput
+from up_gnnplan.errors import GnnplanError
+from up_gnnplan.states.signature import PredicateSignature
+
+
+class ModelError(GnnplanError):
+    """A model file is unreadable, not ours, too new, or for another domain."""
+
+
+def _session(path: Path, threads: int, providers: list[str] | None):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3  # no warnings about unused initialisers on stderr
+    available = ort.get_available_providers()
+    if providers is None:
+        providers = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
+    try:
+        return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+    except Exception as error:  # onnxruntime raises its own exception types for bad files
+        raise ModelError(f"{path}: not a readable ONNX model ({error.__class__.__name__}: {str(error).strip()[:200]})") from None
+
+
+def read_metadata(session_or_path) -> dict:
+    """Return the up-gnnplan metadata of a session (or file), decoded from JSON."""
+    session = session_or_path
+    if not hasattr(session, "get_modelmeta"):
+        session = _session(Path(session_or_path), 1, ["CPUExecutionProvider"])
+    raw = session.get_modelmeta().custom_metadata_map
+    meta = {}
+    for key, value in raw.items():
+        if key.startswith(model_format.PREFIX):
+            meta[key[len(model_format.PREFIX):]] = json.loads(value)
+    return meta
+
+
+class OnnxValueFunction:
+    """A value function ``V(states)`` backed by an onnxruntime session.
+
+    Args:
+        path: the ONNX file written by ``gnnplan export``.
+        threads: intra-op threads of the session (1 by default, see the module docstring).
+        providers: onnxruntime execution providers; default CUDA when present, else CPU.
+    """
+
+    def __init__(self, path, threads: int = 1, providers: list[str] | None = None):
+        from up_gnnplan.encodings import make_encoding
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelError(f"{self.path}: no such model file")
+        self.session = _session(self.path, threads, providers)
+        self.metadata = meta = read_metadata(self.session)
+        if meta.get("format") != model_format.FORMAT:
+            raise ModelError(f"{self.path}: not an up-gnnplan model (no up_gnnplan metadata)")
+        if int(meta.get("version", 0)) > model_format.VERSION:
+            raise ModelError(
+                f"{self.path}: model format version {meta['version']} is newer than this up-gnnplan "
+                f"supports ({model_format.VERSION}); upgrade up-gnnplan (file written by version {meta.get('package_version')})"
+            )
+        encoding = dict(meta["encoding"])
+        name = encoding.pop("encoding")
+        self.signature = PredicateSignature.from_json(encoding.pop("signature"))
+        self.encoding = make_encoding(name, self.signature, **encoding)
+        self.input_names = self.encoding.input_names()
+        expected = [i.name for i in self.session.get_inputs()]
+        if expected != self.input_names:
+            raise ModelError(f"{self.path}: inputs {expected} do not match its encoding's {self.input_names}")
+        self.provider = self.session.get_providers()[0]
+
+    @property
+    def domain(self) -> str:
+        return self.metadata.get("domain", "")
+
+    @property
+    def architecture(self) -> str:
+        return self.metadata.get("architecture", "")
+
+    def check_signature(self, signature: PredicateSignature, where: str = "the problem") -> None:
+        """Raise :class:`ModelError` unless the model was trained for ``signature``'s domain."""
+        if signature != self.signature:
+            raise ModelError(
+                f"{self.path}: the model is for domain '{self.domain}', whose predicates differ from "
+                f"those of {where} ({self.signature.describe_difference(signature)})"
+            )
+
+    def __call__(self, inputs: list[StateInput]) -> np.ndarray:
+        """Return one value per state; all states are evaluated in one session call."""
+        feed = self.encoding.encode(inputs)
+        return self.session.run(["value"], {name: feed[name] for name in self.input_names})[0]
