@@ -18,3 +18,16 @@ from up_gnnplan.errors import (  # noqa: F401  (re-exported for users)
     UnsolvableProblemError,
     UnsupportedFeatureError,
 )
+
+
+def register(env=None) -> None:
+    """Register the ``gnnplan`` engine in a UP environment (the global one by default)."""
+    from up_gnnplan.plugins import register as _register
+
+    _register(env)
+
+
+try:  # importing the package registers the engine in UP's global environment
+    register()
+except ImportError:  # pragma: no cover - UP is a hard dependency; keep import working regardless
+    pass

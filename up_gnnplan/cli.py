@@ -216,5 +216,75 @@ def export(checkpoint, output, check):
     click.echo(f"{path}: {config.architecture} for '{data['domain']}' ({path.stat().st_size / 1024:.0f} KiB){note}")
 
 
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False), metavar="DOMAIN PROBLEM")
+@click.option("--example", help="Solve a bundled example instead: NAME or NAME/PROBLEM (e.g. blocksworld/p04.pddl).")
+@click.option("--model", help="A shipped model's name or an ONNX file (default: the shipped model of the domain).")
+@click.option("--mode", type=click.Choice(["auto", "policy", "gbfs"]), default="auto", show_default=True,
+              help="policy: greedy policy; gbfs: greedy best-first search on V; auto: policy, then GBFS.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds.")
+@click.option("--max-steps", type=int, default=1000, show_default=True, help="Step limit of the policy.")
+@click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")
+def solve(files, example, model, mode, timeout, max_steps, plan_file):
+    """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
+
+    Example: gnnplan solve domain.pddl p01.pddl --timeout 60
+    """
+    import time
+
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.problems.loading import load_pddl
+    from up_gnnplan.plugins.engine import GnnplanEngine
+
+    if example:
+        name, _, problem = example.partition("/")
+        bundled = _bundled_example(name)
+        files = [bundled[0], next((p for p in bundled[1:] if Path(p).name == problem), bundled[-1])]
+    if len(files) != 2:
+        _fail(click.UsageError("give DOMAIN and PROBLEM files (or --example NAME)"))
+    start = time.perf_counter()
+    try:
+        problem = load_pddl(*files)
+    except GnnplanError as error:
+        _fail(error)
+    engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps)
+    result = engine._solve(problem, timeout=timeout)
+    for log in result.log_messages:
+        if log.level.name in ("ERROR", "WARNING"):
+            click.echo(f"{log.level.name.lower()}: {log.message}", err=True)
+    seconds = time.perf_counter() - start
+    status = result.status.name.lower()
+    if result.plan is None:
+        click.echo(f"{Path(files[1]).name}: {status} after {seconds:.2f} s ({mode})")
+        sys.exit(EXIT_INPUT_ERROR if status == "unsupported_problem" else EXIT_UNSOLVABLE)
+    from unified_planning.io import PDDLWriter
+
+    text = PDDLWriter(problem).get_plan(result.plan)
+    if plan_file:
+        Path(plan_file).write_text(text)
+    else:
+        click.echo(text, nl=False)
+    metrics = result.metrics
+    click.echo(f"{Path(files[1]).name}: {status}, {len(result.plan.actions)} actions, cost {metrics.get('plan_cost')}, "
+               f"{seconds:.2f} s, {metrics.get('expanded')} expanded, {metrics.get('evaluated')} evaluated, "
+               f"model {Path(metrics.get('model', '')).name}, plan validated")
+
+
+@main.command()
+def models():
+    """List the shipped models and what they were trained on."""
+    from up_gnnplan.models_zoo import entries
+
+    shipped = entries()
+    if not shipped:
+        click.echo("no shipped models")
+        return
+    for entry in shipped:
+        record = entry.get("training", {})
+        click.echo(f"{entry['name']:<14} {entry['architecture']:<7} domain '{entry['domain']}', trained "
+                   f"{record.get('minutes', '?')} min on {record.get('data', '?')}, validation MAE "
+                   f"{record.get('validation_mae', '?')}; coverage {entry.get('coverage', 'not measured')}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

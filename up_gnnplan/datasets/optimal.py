@@ -4,7 +4,8 @@ The states along an optimal plan get exact V* for free: every suffix of an optim
 optimal. Their successors off the plan are labelled by one more optimal search each, with a
 time limit; a search that exhausts the space proves a dead end, one that times out leaves the
 state out (no guessed label). The planner is pymimir's A* with an admissible heuristic
-(h^max by default, h^2 as the stronger option).
+(h^max by default, h^2 as the stronger option); tasks whose actions do not all cost 1 use a
+Python A* instead (see :func:`_astar_with_costs`).
 """
 
 from __future__ import annotations
