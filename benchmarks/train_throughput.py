@@ -214,7 +214,7 @@ def measure_cell(sides, mode: str, batch_size: int, dataset, seconds: float, see
             side.evaluate(batch)
         return time.perf_counter() - start
 
-    stats = {side.name: {"steps": 0, "seconds": 0.0, "next": 0} for side in sides}
+    stats = {side.name: {"steps": 0, "seconds": 0.0, "next": 0, "rounds": []} for side in sides}
     for side in sides:
         side.model.train(mode == "train")
     context = torch.enable_grad() if mode == "train" else torch.no_grad()
@@ -231,7 +231,7 @@ def measure_cell(sides, mode: str, batch_size: int, dataset, seconds: float, see
                 s = stats[side.name]
                 if s["seconds"] >= seconds:
                     continue
-                spent = 0.0
+                spent, steps = 0.0, 0
                 while spent < chunk:
                     # Both sides draw the same batch sequence: step k of either side uses batch k.
                     took = step(side, s["next"])
@@ -239,9 +239,15 @@ def measure_cell(sides, mode: str, batch_size: int, dataset, seconds: float, see
                     s["steps"] += 1
                     s["seconds"] += took
                     spent += took
+                    steps += 1
+                s["rounds"].append((rounds, steps * batch_size / spent))
             rounds += 1
     for s in stats.values():
         s["rate"] = s["steps"] * batch_size / s["seconds"]
+    if len(sides) == 2:
+        # Ratio of the two sides' rates within each round both ran: the spread shows the noise.
+        a, b = (dict(stats[side.name]["rounds"]) for side in sides)
+        stats["round_ratios"] = [a[r] / b[r] for r in sorted(set(a) & set(b))]
     return stats
 
 
@@ -302,21 +308,26 @@ def main(argv=None) -> int:
         ours = stats["ours"]
         ref = stats.get("reference")
         ratio = ours["rate"] / ref["rate"] if ref else None
-        rows.append((mode, batch_size, ours, ref, ratio))
+        spread = stats.get("round_ratios") or []
+        rows.append((mode, batch_size, ours, ref, ratio, spread))
         line = f"{mode:5s} batch {batch_size:3d}: ours {fmt(ours['rate'])} states/s ({ours['steps']} steps)"
         if ref:
-            line += f", reference {fmt(ref['rate'])} states/s ({ref['steps']} steps), ours/reference {ratio:.2f}x"
+            line += (f", reference {fmt(ref['rate'])} states/s ({ref['steps']} steps), ours/reference {ratio:.2f}x"
+                     f" (per round {min(spread):.2f}-{max(spread):.2f}x over {len(spread)} rounds)")
         print(line, flush=True)
     load_end = load_average()
     print(f"end {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M:%S} UTC, load average {load_end}")
 
-    header = "| mode | batch | ours states/s | reference states/s | ours/reference | ours steps | reference steps |"
-    lines = [header, "|---|---:|---:|---:|---:|---:|---:|"]
-    for mode, batch_size, ours, ref, ratio in rows:
+    header = ("| mode | batch | ours states/s | reference states/s | ours/reference | per-round ratio (min–max, rounds) "
+              "| ours steps | reference steps |")
+    lines = [header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for mode, batch_size, ours, ref, ratio, spread in rows:
         mode_name = "train (fwd+bwd+Adam)" if mode == "train" else "eval (no grad)"
         lines.append(
             f"| {mode_name} | {batch_size} | {fmt(ours['rate'])} | {fmt(ref['rate']) if ref else 'n/a'} | "
-            f"{f'{ratio:.2f}x' if ratio else 'n/a'} | {ours['steps']} | {ref['steps'] if ref else 'n/a'} |"
+            f"{f'{ratio:.2f}x' if ratio else 'n/a'} | "
+            f"{f'{min(spread):.2f}–{max(spread):.2f}x ({len(spread)})' if spread else 'n/a'} | "
+            f"{ours['steps']} | {ref['steps'] if ref else 'n/a'} |"
         )
     table = "\n".join(lines)
     print(table)

@@ -23,14 +23,20 @@ def fixture(*parts: str) -> Path:
     return path
 
 
+# A typed Blocksworld of our own, so that the fixture problems (which type their objects
+# "- block") do not depend on how the bundled example domain is written.
+TYPED_BLOCKS = fixture("blocksworld", "domain.pddl")
+
 # (domain, problem) pairs by short name; used by several test files.
 PROBLEMS = {
     "bw-p02": (example("blocksworld"), example("blocksworld", "p02.pddl")),
     "bw-p03": (example("blocksworld"), example("blocksworld", "p03.pddl")),
     "bw-p04": (example("blocksworld"), example("blocksworld", "p04.pddl")),
     "gripper-p01": (example("gripper"), example("gripper", "p01.pddl")),
-    "bw-exists-goal": (example("blocksworld"), fixture("blocksworld", "exists-goal.pddl")),
-    "bw-renamed": (example("blocksworld"), fixture("blocksworld", "renamed-objects.pddl")),
+    "bw-typed-p02": (TYPED_BLOCKS, fixture("blocksworld", "two-blocks.pddl")),
+    "bw-typed-p03": (TYPED_BLOCKS, fixture("blocksworld", "sussman-typed.pddl")),
+    "bw-exists-goal": (TYPED_BLOCKS, fixture("blocksworld", "exists-goal.pddl")),
+    "bw-renamed": (TYPED_BLOCKS, fixture("blocksworld", "renamed-objects.pddl")),
     "gripper-mixed": (example("gripper"), fixture("gripper", "mixed-order.pddl")),
     "exists-pre": (fixture("exists-pre", "domain.pddl"), fixture("exists-pre", "p01.pddl")),
     "costs": (fixture("costs", "domain.pddl"), fixture("costs", "p01.pddl")),

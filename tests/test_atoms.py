@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.states import PredicateSignature, StateAtoms, successors
 
 # -- golden values: these must not change with the pymimir release -------------------------
+# The bundled Blocksworld is untyped (the IPC-2000 4-operator signature); the typed copy under
+# tests/fixtures adds one type:block atom per block.
 
-BLOCKSWORLD_SIGNATURE = [
-    ["clear", 1],
-    ["handempty", 0],
-    ["holding", 1],
-    ["on", 2],
-    ["ontable", 1],
-    ["type:block", 1],
-]
+BUNDLED_P03_SIGNATURE = [["clear", 1], ["handempty", 0], ["holding", 1], ["on", 2], ["ontable", 1]]
+BUNDLED_P03_INITIAL = ["clear(b)", "clear(c)", "handempty()", "on(c,a)", "ontable(a)", "ontable(b)"]
+BUNDLED_P03_SUCCESSORS = {
+    "pick-up(b)": ["clear(c)", "holding(b)", "on(c,a)", "ontable(a)"],
+    "unstack(c, a)": ["clear(a)", "clear(b)", "holding(c)", "ontable(a)", "ontable(b)"],
+}
+
+TYPED_P03_SIGNATURE = [["clear", 1], ["handempty", 0], ["holding", 1], ["on", 2], ["ontable", 1], ["type:block", 1]]
 P03_INITIAL = [
     "clear(b)",
     "clear(c)",
@@ -28,7 +31,7 @@ P03_INITIAL = [
     "type:block(b)",
     "type:block(c)",
 ]
-P03_SUCCESSORS = {
+TYPED_P03_SUCCESSORS = {
     "pick-up(b)": [
         "clear(c)",
         "holding(b)",
@@ -51,19 +54,26 @@ P03_SUCCESSORS = {
 }
 
 
-def test_golden_blocksworld_p03(task_of):
-    task = task_of("bw-p03")
+@pytest.mark.parametrize(
+    "name, signature, initial, successors_",
+    [
+        ("bw-p03", BUNDLED_P03_SIGNATURE, BUNDLED_P03_INITIAL, BUNDLED_P03_SUCCESSORS),
+        ("bw-typed-p03", TYPED_P03_SIGNATURE, P03_INITIAL, TYPED_P03_SUCCESSORS),
+    ],
+)
+def test_golden_blocksworld_p03(name, signature, initial, successors_, task_of):
+    task = task_of(name)
     atoms = StateAtoms(task)
-    assert task.signature.to_json() == BLOCKSWORLD_SIGNATURE
+    assert task.signature.to_json() == signature
     assert task.object_names == ["a", "b", "c"]
-    assert atoms.strings(task.initial_state()) == P03_INITIAL
+    assert atoms.strings(task.initial_state()) == initial
     found = {str(task.to_up_action(a)): atoms.strings(s) for a, s, _ in successors(task.initial_state())}
-    assert found == P03_SUCCESSORS
+    assert found == successors_
 
 
 def test_golden_arrays_blocksworld_p03(task_of):
     """The integer form of the initial state: predicate ids by name order, UP object ids."""
-    task = task_of("bw-p03")
+    task = task_of("bw-typed-p03")
     of = StateAtoms(task).of(task.initial_state())
     rows = sorted(zip(of.pred.tolist(), map(tuple, of.args.tolist())))
     assert of.pred.dtype == np.int32 and of.args.dtype == np.int32 and of.args.shape[1] == 2

@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from pddl_cases import PROBLEMS, fixture
+from pddl_cases import PROBLEMS, TYPED_BLOCKS, fixture
 
 from up_gnnplan.cli import EXIT_INPUT_ERROR, main
 from up_gnnplan.data import example
@@ -48,14 +48,14 @@ def test_dataset_with_action_costs(tmp_path):
 @pytest.mark.parametrize(
     "files, names",
     [
-        ((example("blocksworld"), "MISSING"), ["MISSING", "no such file"]),
-        ((example("blocksworld"), fixture("blocksworld", "unknown-predicate.pddl")), ["unknown-predicate.pddl, line 6"]),
-        ((example("blocksworld"), fixture("blocksworld", "unclosed-paren.pddl")), ["unclosed-paren.pddl", "never closed"]),
+        ((TYPED_BLOCKS, "MISSING"), ["MISSING", "no such file"]),
+        ((TYPED_BLOCKS, fixture("blocksworld", "unknown-predicate.pddl")), ["unknown-predicate.pddl, line 6"]),
+        ((TYPED_BLOCKS, fixture("blocksworld", "unclosed-paren.pddl")), ["unclosed-paren.pddl", "never closed"]),
         (
             (fixture("unsupported", "when-domain.pddl"), fixture("unsupported", "lights-p01.pddl")),
             ["when-domain.pddl", "conditional effects (when)"],
         ),
-        ((example("blocksworld"), fixture("blocksworld", "empty-goal.pddl")), ["empty-goal.pddl", "goal is empty"]),
+        ((TYPED_BLOCKS, fixture("blocksworld", "empty-goal.pddl")), ["empty-goal.pddl", "goal is empty"]),
         (PROBLEMS["oneway-unsolvable"], ["unsolvable.pddl", "unsolvable", "--allow-unsolvable"]),
     ],
     ids=["missing", "unknown-predicate", "unbalanced", "unsupported", "empty-goal", "unsolvable"],

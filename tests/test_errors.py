@@ -6,15 +6,15 @@ import shutil
 import warnings
 
 import pytest
-from pddl_cases import fixture
+from pddl_cases import TYPED_BLOCKS, fixture
 
-from up_gnnplan.data import example
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems import load_task
 from up_gnnplan.problems.loading import PddlQuirkWarning
 
-BLOCKSWORLD = example("blocksworld")
+BLOCKSWORLD = TYPED_BLOCKS
+TWO_BLOCKS = fixture("blocksworld", "two-blocks.pddl")
 
 
 def load_error(domain, problem, kind=GnnplanError):
@@ -35,12 +35,12 @@ def test_missing_problem_file(tmp_path):
 
 def test_missing_domain_file(tmp_path):
     missing = tmp_path / "domain.pddl"
-    message = load_error(missing, example("blocksworld", "p02.pddl"), ProblemLoadError)
+    message = load_error(missing, TWO_BLOCKS, ProblemLoadError)
     assert str(missing) in message
 
 
 def test_directory_instead_of_file(tmp_path):
-    message = load_error(tmp_path, example("blocksworld", "p02.pddl"), ProblemLoadError)
+    message = load_error(tmp_path, TWO_BLOCKS, ProblemLoadError)
     assert str(tmp_path) in message
 
 
@@ -59,7 +59,7 @@ def test_extra_closing_parenthesis():
 def test_unbalanced_domain_is_blamed_on_the_domain(tmp_path):
     domain = tmp_path / "domain.pddl"
     domain.write_text(BLOCKSWORLD.read_text().replace("(on ?x - block ?y - block)", "(on ?x - block ?y - block"))
-    message = load_error(domain, example("blocksworld", "p02.pddl"), ProblemLoadError)
+    message = load_error(domain, TWO_BLOCKS, ProblemLoadError)
     assert message.startswith(str(domain)) and "line" in message
 
 
@@ -78,7 +78,7 @@ def test_unknown_object_names_file_and_line():
 
 def test_unknown_type(tmp_path):
     problem = tmp_path / "p.pddl"
-    problem.write_text(example("blocksworld", "p02.pddl").read_text().replace("a b - block", "a b - brick"))
+    problem.write_text(TWO_BLOCKS.read_text().replace("a b - block", "a b - brick"))
     message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
     assert str(problem) in message and "brick" in message
 

@@ -6,10 +6,10 @@ from collections import deque
 
 import pymimir
 import pytest
+from pddl_cases import TYPED_BLOCKS, fixture
 from unified_planning.engines import ValidationResultStatus
 from unified_planning.shortcuts import Object, PlanValidator, SequentialSimulator
 
-from up_gnnplan.data import example
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.problems import Task
 from up_gnnplan.problems.loading import load_pddl
@@ -30,7 +30,7 @@ def assert_valid(task, plan):
 
 def problem_with_object_1st():
     """Blocksworld p02 plus a block named ``1st``, which the PDDL writer renames (``o_1st``)."""
-    problem = load_pddl(example("blocksworld"), example("blocksworld", "p02.pddl")).clone()
+    problem = load_pddl(TYPED_BLOCKS, fixture("blocksworld", "two-blocks.pddl")).clone()
     first = Object("1st", problem.user_type("block"))
     problem.add_object(first)
     problem.set_initial_value(problem.fluent("ontable")(first), True)

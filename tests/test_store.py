@@ -59,9 +59,11 @@ def test_provenance(blocks, tmp_path):
     assert record.object_names == ["a", "b", "c"]
     assert record.method == "expanded"
     assert record.stats == {"states": 22, "dead_ends": 0, "initial_value": 6.0, "objects": 3}
-    # First state of p03 in the file: its atoms are the problem's static atoms plus its fluents.
-    first = int(np.flatnonzero(again.state_problem == 1)[0])
-    assert {"type:block(a)", "type:block(b)", "type:block(c)"} <= set(again.state_strings(first))
+    # A state's atoms in the file are its problem's static atoms plus its fluent atoms.
+    for i in np.flatnonzero(again.state_problem == 1).tolist():
+        fluent = again.fluent_atoms(i).as_strings(again.signature, record.object_names)
+        static = record.static.as_strings(again.signature, record.object_names)
+        assert again.state_strings(i) == sorted(fluent + static) == blocks.state_strings(i)
 
 
 def test_expect_another_domain_names_both_differences(blocks, tmp_path):

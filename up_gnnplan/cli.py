@@ -188,7 +188,9 @@ def train(datasets, output, **options):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="ONNX file to write.")
 @click.option("--check/--no-check", default=True, show_default=True,
               help="Compare onnxruntime with torch on example states after exporting.")
-def export(checkpoint, output, check):
+@click.option("--ship", "ship_name", metavar="NAME",
+              help="Also add the model to the package's shipped models under NAME (developers).")
+def export(checkpoint, output, check, ship_name):
     """Export a training CHECKPOINT to an ONNX model with its metadata inside.
 
     Example: gnnplan export blocks.pt -o blocks.onnx
@@ -212,6 +214,11 @@ def export(checkpoint, output, check):
             worst = check_parity(model, encoding, path)
     except GnnplanError as error:
         _fail(error)
+    if ship_name:
+        from up_gnnplan.models_zoo import ship
+
+        shipped = ship(path, ship_name, data, config)
+        click.echo(f"shipped as '{ship_name}': {shipped}")
     note = f", onnxruntime vs torch max |diff| {worst:.2e}" if check else ""
     click.echo(f"{path}: {config.architecture} for '{data['domain']}' ({path.stat().st_size / 1024:.0f} KiB){note}")
 

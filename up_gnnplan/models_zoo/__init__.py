@@ -41,3 +41,38 @@ def resolve(name_or_path: str) -> Path:
         if name_or_path in (entry["name"], entry["file"]):
             return zoo_dir() / entry["file"]
     return Path(name_or_path)
+
+
+def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
+    """Copy an exported model into the shipped models and record how it was made (developers)."""
+    import shutil
+
+    target = zoo_dir() / f"{name}.onnx"
+    shutil.copyfile(onnx_path, target)
+    record = checkpoint["record"]
+    validation = record.get("validation") or record.get("train") or {}
+    entry = {
+        "name": name,
+        "file": target.name,
+        "domain": checkpoint["domain"],
+        "architecture": config.architecture,
+        "signature": checkpoint["encoding"]["signature"],
+        "training": {
+            "command": record.get("command"),
+            "data": record.get("datasets"),
+            "problems": record.get("problems"),
+            "seed": config.seed,
+            "minutes": round(record["seconds"] / 60, 1),
+            "epochs": record.get("epochs"),
+            "best_epoch": record.get("best_epoch"),
+            "validation_problems": record.get("validation_problems"),
+            "validation_mae": round(validation.get("mae", float("nan")), 3),
+            "validation_max_error": round(validation.get("max_error", float("nan")), 3),
+            "machine": record.get("machine"),
+            "torch": record.get("torch"),
+        },
+    }
+    index = zoo_dir() / "index.json"
+    models = [m for m in entries() if m["name"] != name] + [entry]
+    index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
+    return target

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.errors import ProblemLoadError
+from up_gnnplan.errors import ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source
 from up_gnnplan.states.signature import PredicateSignature
@@ -107,15 +107,25 @@ class Task:
         import pymimir
         from unified_planning.io import PDDLWriter
 
+        from unified_planning.model import Problem
+
         self.up_problem = up_problem
         self.source = source or Source()
+        if not isinstance(up_problem, Problem):
+            raise UnsupportedFeatureError(
+                [f"{type(up_problem).__name__} (not a classical action-based problem)"], self.source.describe()
+            )
         check_supported(up_problem, self.source.describe())
         compiled, goal_names = _compile_existential_goals(up_problem)
         self.writer = PDDLWriter(compiled)
-        domain_text = self.writer.get_domain()
+        try:
+            domain_text = self.writer.get_domain()
+            problem_text = self.writer.get_problem()
+        except Exception as error:  # UP's writer raises its own types for constructs PDDL lacks
+            raise UnsupportedFeatureError([f"a construct PDDL cannot express ({error})"], self.source.describe()) from None
         if goal_names:
             domain_text = _derive(domain_text, self.writer, compiled, goal_names)
-        self.domain_text, self.problem_text = domain_text, self.writer.get_problem()
+        self.domain_text, self.problem_text = domain_text, problem_text
         try:
             self.mimir_domain = pymimir.Domain(self.domain_text)
             self.mimir_problem = pymimir.Problem(self.mimir_domain, self.problem_text, mode=mode)

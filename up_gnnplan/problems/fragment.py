@@ -23,7 +23,6 @@ _ALLOWED = {
     "STATIC_FLUENTS_IN_ACTIONS_COST",
     "INT_NUMBERS_IN_ACTIONS_COST",
     "REAL_NUMBERS_IN_ACTIONS_COST",
-    "BOOL_FLUENT_PARAMETERS",
     # Static cost fluents defined only where used (``road-length`` for linked cities only):
     # any other numeric fluent is refused below, and an action whose cost is undefined is
     # not applicable (PDDL 2.1 semantics, which pymimir follows).
@@ -138,6 +137,8 @@ def check_supported(problem, where: str = "<UP problem>") -> None:
     """Raise :class:`UnsupportedFeatureError` unless ``problem`` is in the supported fragment."""
     features = {str(f) for f in problem.kind.features}
     unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC})
+    if unsupported:
+        raise UnsupportedFeatureError(unsupported, where)
     if features & _NUMERIC:
         cost_fluents = {
             f.fluent().name for cost in _action_costs(problem).values() if cost is not None for f in _fluent_expressions(cost)

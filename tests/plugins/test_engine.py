@@ -1,0 +1,127 @@
+"""The gnnplan UP engine: the OneshotPlanner contract, over UP's own example problems."""
+
+import json
+
+import onnx
+import pytest
+from unified_planning.engines import PlanGenerationResultStatus as Status
+from unified_planning.io import PDDLReader
+from unified_planning.shortcuts import OneshotPlanner
+from unified_planning.test.examples import get_example_problems
+
+import up_gnnplan  # noqa: F401  (registers the engine)
+from up_gnnplan.data import example
+from up_gnnplan.exporters import export_onnx
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems import Task
+from up_gnnplan.training import TrainConfig
+from up_gnnplan.training.checkpoint import build
+
+EXAMPLES = get_example_problems()
+SUPPORTED = sorted(name for name, ex in EXAMPLES.items() if GnnplanEngine.supports(ex.problem.kind))
+UNSUPPORTED = sorted(set(EXAMPLES) - set(SUPPORTED))
+
+
+def untrained_model(problem, path, architecture="rgnn"):
+    """Export an untrained (random-weight) model for ``problem``'s domain: GBFS stays complete."""
+    config = TrainConfig(architecture=architecture, hidden=8, layers=2)
+    encoding, model = build(config, Task(problem).signature)
+    return export_onnx(model, encoding, path, domain=problem.name, train_config=config.to_dict(), training_record={})
+
+
+@pytest.fixture(autouse=True)
+def quiet_credits():
+    from unified_planning.environment import get_environment
+
+    get_environment().credits_stream = None
+
+
+def test_engine_is_registered_by_import():
+    with OneshotPlanner(name="gnnplan") as planner:
+        assert planner.name == "gnnplan"
+
+
+def test_supported_examples_exist_and_unsupported_are_refused():
+    assert "basic" in SUPPORTED and "basic_exists" in SUPPORTED
+    for name in UNSUPPORTED:
+        assert not GnnplanEngine.supports(EXAMPLES[name].problem.kind), name
+
+
+@pytest.mark.parametrize("name", SUPPORTED)
+def test_solves_up_examples_with_gbfs_and_validates(name, tmp_path):
+    problem = EXAMPLES[name].problem
+    path = untrained_model(problem, tmp_path / "model.onnx")
+    with OneshotPlanner(name="gnnplan", params={"model": str(path), "mode": "gbfs"}) as planner:
+        result = planner.solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, [m.message for m in result.log_messages]
+    assert float(result.metrics["engine_internal_time"]) > 0
+    with problem.environment.factory.PlanValidator(problem_kind=problem.kind) as validator:
+        if not any(g.is_exists() for g in problem.goals):  # UP's validator is very slow on exists-goals
+            assert validator.validate(problem, result.plan).status.name == "VALID"
+
+
+def test_domain_without_model_tells_user_to_train_one():
+    problem = EXAMPLES["robot_loader"].problem
+    with OneshotPlanner(name="gnnplan") as planner:
+        result = planner.solve(problem)
+    assert result.status == Status.UNSUPPORTED_PROBLEM
+    message = " ".join(m.message for m in result.log_messages)
+    assert "no shipped model" in message and "gnnplan train" in message
+
+
+@pytest.mark.filterwarnings("ignore:We cannot establish")
+@pytest.mark.parametrize("name", UNSUPPORTED)
+def test_unsupported_examples_get_a_status_and_a_message_not_a_crash(name):
+    with OneshotPlanner(name="gnnplan") as planner:
+        result = planner.solve(EXAMPLES[name].problem, timeout=10)
+    assert result.status == Status.UNSUPPORTED_PROBLEM
+    assert "unsupported" in result.log_messages[-1].message or "not a classical" in result.log_messages[-1].message
+
+
+def bundled_problem(problem="p04.pddl"):
+    return PDDLReader().parse_problem(example("blocksworld"), example("blocksworld", problem))
+
+
+def test_model_of_another_domain_is_refused(tmp_path):
+    other = untrained_model(EXAMPLES["basic"].problem, tmp_path / "other.onnx")
+    engine = GnnplanEngine(model=str(other))
+    result = engine.solve(bundled_problem())
+    assert result.status == Status.UNSUPPORTED_PROBLEM
+    assert "predicates differ" in result.log_messages[-1].message
+
+
+def test_corrupt_and_newer_models_are_refused_before_search(tmp_path):
+    problem = bundled_problem()
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"not an onnx file")
+    result = GnnplanEngine(model=str(corrupt)).solve(problem)
+    assert result.status == Status.UNSUPPORTED_PROBLEM and "not a readable ONNX model" in result.log_messages[-1].message
+
+    path = untrained_model(problem, tmp_path / "newer.onnx")
+    proto = onnx.load(str(path))
+    for prop in proto.metadata_props:
+        if prop.key == "up_gnnplan.version":
+            prop.value = json.dumps(999)
+    onnx.save(proto, str(path))
+    result = GnnplanEngine(model=str(path)).solve(problem)
+    assert result.status == Status.UNSUPPORTED_PROBLEM and "newer" in result.log_messages[-1].message
+
+
+@pytest.mark.parametrize("mode", ["policy", "gbfs", "auto"])
+def test_modes_and_timeout(mode, tmp_path):
+    problem = bundled_problem()
+    path = untrained_model(problem, tmp_path / "m.onnx")
+    result = GnnplanEngine(model=str(path), mode=mode).solve(problem, timeout=60)
+    if mode == "policy":  # an untrained policy may give up; it must say so honestly
+        assert result.status in (Status.SOLVED_SATISFICING, Status.UNSOLVABLE_INCOMPLETELY)
+    else:
+        assert result.status == Status.SOLVED_SATISFICING
+    result = GnnplanEngine(model=str(path), mode=mode).solve(problem, timeout=0)
+    assert result.status in (Status.TIMEOUT, Status.SOLVED_SATISFICING)  # a zero budget may still finish step 0
+
+
+def test_unknown_mode_is_a_usage_error():
+    from unified_planning.exceptions import UPUsageError
+
+    with pytest.raises(UPUsageError):
+        GnnplanEngine(mode="astar")

@@ -1,0 +1,262 @@
+"""Check training: overfitting a tiny instance, seeding, the validation split, the V*-covering
+sampler, dead ends, checkpoints (round trip and bad files), the training record and ``gnnplan train``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+from up_gnnplan.data import example
+from up_gnnplan.datasets.build import BuildOptions, build_dataset
+from up_gnnplan.errors import GnnplanError
+from up_gnnplan.models import ARCHITECTURES
+from up_gnnplan.training import TrainConfig
+from up_gnnplan.training.checkpoint import load_checkpoint, save_checkpoint
+from up_gnnplan.training.data import ValueCoveringSampler, split
+from up_gnnplan.training.loop import predict, train
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def fixture(*parts: str) -> Path:
+    return FIXTURES.joinpath(*parts)
+
+torch.set_num_threads(1)
+
+_DATASETS: dict[tuple, object] = {}
+
+
+def blocksworld(*problems: str):
+    """Return (cached) the fully expanded dataset of bundled Blocksworld ``problems``."""
+    if problems not in _DATASETS:
+        _DATASETS[problems] = build_dataset(
+            example("blocksworld"), [example("blocksworld", p) for p in problems], BuildOptions(method="expand")
+        )
+    return _DATASETS[problems]
+
+
+def oneway_deadends():
+    key = ("oneway-deadends",)
+    if key not in _DATASETS:
+        _DATASETS[key] = build_dataset(fixture("oneway", "domain.pddl"), [fixture("oneway", "deadends.pddl")],
+                                       BuildOptions(method="expand"))
+    return _DATASETS[key]
+
+
+def tiny(**overrides) -> TrainConfig:
+    """A small, fast configuration."""
+    params = {"hidden": 8, "layers": 2, "batch_size": 8, "max_epochs": 2, "max_seconds": 30.0, "patience": 1000}
+    return TrainConfig(**{**params, **overrides})
+
+
+# --- learning ---------------------------------------------------------------------------------
+
+
+def test_overfit_blocksworld_p03():
+    data = blocksworld("p03.pddl")
+    assert len(data) == 22 and not data.dead_end.any()
+    config = TrainConfig(hidden=16, layers=4, lr=5e-3, batch_size=8, validation_fraction=0.0,
+                         max_epochs=100_000, max_seconds=20.0, patience=100_000, seed=0)
+    model, encoding, record = train(data, config)
+    assert record["train_states"] == 22 and record["validation_states"] == 0
+    errors = np.abs(predict(model, encoding, data, np.arange(len(data))) - data.value)
+    assert errors.mean() == pytest.approx(record["train"]["mae"], abs=1e-6)
+    assert errors.mean() < 0.2, record
+
+
+def run(data, config):
+    losses = []
+    model, _, record = train(data, config, on_epoch=lambda epoch, loss, val, best: losses.append(loss))
+    return losses, model.state_dict(), record
+
+
+def test_same_seed_same_run_other_seed_other_run():
+    data = blocksworld("p03.pddl")
+    losses_a, weights_a, _ = run(data, tiny(seed=7))
+    losses_b, weights_b, _ = run(data, tiny(seed=7))
+    losses_c, weights_c, _ = run(data, tiny(seed=8))
+    assert len(losses_a) == 2
+    assert losses_a[0] == losses_b[0] and losses_a == losses_b
+    assert weights_a.keys() == weights_b.keys()
+    assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)
+    assert losses_c[0] != losses_a[0]
+    assert not all(torch.equal(weights_a[k], weights_c[k]) for k in weights_a)
+
+
+# --- data: split, sampler, dead ends ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("problems", [("p02.pddl", "p03.pddl"), ("p02.pddl", "p03.pddl", "p04.pddl")])
+def test_validation_holds_out_whole_problems_never_all(problems):
+    data = blocksworld(*problems)
+    assert len(data.problems) == len(problems)
+    for fraction in (0.01, 0.2, 0.5, 0.99, 1.0):
+        for seed in range(4):
+            train_idx, val_idx, names = split(data, fraction, np.random.default_rng(seed))
+            held = set(np.unique(data.state_problem[val_idx]).tolist())
+            kept = set(np.unique(data.state_problem[train_idx]).tolist())
+            assert held and kept and not held & kept, (fraction, seed)
+            assert held | kept == set(range(len(problems)))
+            assert sorted(names) == sorted(data.problems[p].name for p in held)
+            # Whole problems: every state of a held-out problem is in validation.
+            for p in held:
+                assert set(val_idx[data.state_problem[val_idx] == p]) == set(np.flatnonzero(data.state_problem == p))
+            assert len(train_idx) + len(val_idx) == len(data)
+
+
+def test_single_problem_splits_states():
+    data = blocksworld("p03.pddl")
+    train_idx, val_idx, names = split(data, 0.2, np.random.default_rng(0))
+    assert names == [] and len(val_idx) == round(0.2 * 22) and len(train_idx) == 22 - len(val_idx)
+    assert not set(train_idx) & set(val_idx)
+    train_idx, val_idx, _ = split(data, 0.0, np.random.default_rng(0))
+    assert len(train_idx) == 22 and len(val_idx) == 0
+
+
+def test_sampler_batches_hold_distinct_values_synthetic():
+    rng = np.random.default_rng(0)
+    values = rng.permutation(np.repeat(np.arange(20, dtype=float), 5))  # 100 states, 20 values
+    indices = np.arange(100)[::-1].copy()
+    sampler = ValueCoveringSampler(indices, values, 8, np.random.default_rng(1))
+    batches = list(sampler.epoch())
+    assert len(batches) == 13  # ceil(100 / 8): an epoch draws as many states as there are
+    seen = set()
+    for batch in batches:
+        assert len(batch) == 8 and set(batch) <= set(indices)
+        assert len(set(values[batch].tolist())) == 8
+        seen |= set(values[batch].tolist())
+    assert len(seen) == 20
+
+
+def test_sampler_on_dataset_values():
+    data = blocksworld("p04.pddl")
+    distinct = np.unique(data.value)
+    assert len(distinct) == 13 and len(data) == 125
+    indices = np.arange(len(data))
+    for batch in ValueCoveringSampler(indices, data.value, 8, np.random.default_rng(0)).epoch():
+        assert len(np.unique(data.value[batch])) == 8
+    # More batch slots than values: every batch covers every value, each about equally often.
+    for batch in ValueCoveringSampler(indices, data.value, 32, np.random.default_rng(0)).epoch():
+        counts = np.unique(data.value[batch], return_counts=True)[1]
+        assert len(counts) == 13 and counts.max() - counts.min() <= 1
+    # A random batch of 8 would repeat values most of the time; covering never does.
+    random_batches = [np.random.default_rng(s).choice(indices, 8, replace=False) for s in range(20)]
+    assert sum(len(np.unique(data.value[b])) < 8 for b in random_batches) > 10
+
+
+def test_dead_ends_excluded_and_counted():
+    data = oneway_deadends()
+    dead = np.flatnonzero(data.dead_end)
+    assert len(dead) == 2 and np.isinf(data.value[dead]).all()  # at(trap), at(pit)
+    for fraction in (0.0, 0.5):
+        train_idx, val_idx, _ = split(data, fraction, np.random.default_rng(0))
+        assert not set(dead) & (set(train_idx) | set(val_idx))
+        assert len(train_idx) + len(val_idx) == len(data) - 2
+    losses = []
+    config = tiny(batch_size=4, max_epochs=3, validation_fraction=0.3)
+    _, _, record = train(data, config, on_epoch=lambda e, loss, val, best: losses.append((loss, val)))
+    assert record["dead_ends_excluded"] == 2
+    assert record["train_states"] + record["validation_states"] == len(data) - 2
+    assert np.isfinite(losses).all()
+    assert np.isfinite(record["train"]["mae"]) and np.isfinite(record["validation"]["mae"])
+
+
+# --- the record ---------------------------------------------------------------------------------
+
+
+def test_record():
+    data = blocksworld("p02.pddl", "p03.pddl", "p04.pddl")
+    epochs = []
+    _, _, record = train(data, tiny(max_epochs=3, batch_size=32), on_epoch=lambda e, *rest: epochs.append((e, *rest)))
+    assert isinstance(record["seconds"], float) and record["seconds"] >= 0
+    assert record["epochs"] == 3 == len(epochs)
+    assert 1 <= record["best_epoch"] <= 3
+    assert record["best_validation_mae"] == pytest.approx(min(e[3] for e in epochs))
+    assert record["best_validation_mae"] == pytest.approx(epochs[record["best_epoch"] - 1][2])
+    (held,) = record["validation_problems"]  # 0.2 of 3 problems: one
+    held_id = [p.name for p in data.problems].index(held)
+    assert record["validation_states"] == int((data.state_problem == held_id).sum())
+    assert record["train_states"] == len(data) - record["validation_states"]
+    for part in ("train", "validation"):
+        assert set(record[part]) >= {"mae", "max_error", "within_0.5"}
+        assert 0 <= record[part]["mae"] <= record[part]["max_error"]
+    # The returned model is the best epoch's, so the final validation MAE is the best one.
+    assert record["validation"]["mae"] == pytest.approx(record["best_validation_mae"], rel=1e-5)
+    assert record["dead_ends_excluded"] == 0
+    assert record["problems"] == [p.name for p in data.problems]
+
+
+# --- checkpoints --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", sorted(ARCHITECTURES))
+def test_checkpoint_round_trip(key, tmp_path):
+    data = blocksworld("p03.pddl")
+    config = tiny(architecture=key, max_epochs=1, aggregation="mean", share_weights=False)
+    model, encoding, record = train(data, config)
+    path = save_checkpoint(tmp_path / "sub" / "model.pt", model, encoding, config, record, data.domain)
+    loaded, loaded_encoding, loaded_config, raw = load_checkpoint(path)
+    assert loaded_config == config
+    assert loaded_encoding.config() == encoding.config()
+    assert raw["record"] == record and raw["domain"] == data.domain
+    everything = np.arange(len(data))
+    np.testing.assert_array_equal(predict(loaded, loaded_encoding, data, everything),
+                                  predict(model, encoding, data, everything))
+    assert not loaded.training
+
+
+def test_corrupt_and_foreign_checkpoints(tmp_path):
+    data = blocksworld("p02.pddl")
+    config = tiny(max_epochs=1)
+    model, encoding, record = train(data, config)
+    good = save_checkpoint(tmp_path / "good.pt", model, encoding, config, record, data.domain)
+
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"this is not a torch file\x00\x01\x02" * 10)
+    empty = tmp_path / "empty.pt"
+    empty.write_bytes(b"")
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    tensor = tmp_path / "tensor.pt"
+    torch.save(torch.zeros(3), tensor)
+    pickled = tmp_path / "pickled.pt"
+    torch.save(TrainConfig(), pickled)  # needs unpickling code: refused by weights_only
+    future = tmp_path / "future.pt"
+    raw = torch.load(good, weights_only=True)
+    torch.save({**raw, "version": 999}, future)
+    for path in (truncated, garbage, empty, foreign, tensor, pickled, future, tmp_path / "missing.pt"):
+        with pytest.raises(GnnplanError) as info:
+            load_checkpoint(path)
+        assert str(path) in str(info.value), str(info.value)
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_dataset_then_train(tmp_path):
+    from up_gnnplan.cli import main
+
+    runner = CliRunner()
+    dataset_path, checkpoint = tmp_path / "blocks.npz", tmp_path / "out" / "blocks.pt"
+    result = runner.invoke(main, ["dataset", "--example", "blocksworld", "-o", str(dataset_path)])
+    assert result.exit_code == 0, result.output
+    assert dataset_path.is_file()
+    result = runner.invoke(main, ["train", str(dataset_path), "-o", str(checkpoint), "--max-seconds", "5",
+                                  "--layers", "2", "--hidden", "8"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    summary = lines[-1]
+    assert summary.startswith(f"{checkpoint}: rgnn on 'blocksworld', "), summary
+    assert re.search(r"\d+ epochs in [\d.]+ s, best epoch \d+, validation MAE [\d.]+ \(max [\d.]+\) on \d+ states", summary), summary
+    model, encoding, config, raw = load_checkpoint(checkpoint)
+    assert (config.layers, config.hidden, config.max_seconds) == (2, 8, 5.0)
+    assert raw["record"]["seconds"] < 5 + 10  # the budget plus one epoch and the record
+    assert raw["record"]["datasets"] == [str(dataset_path)]
+    assert len(raw["record"]["validation_problems"]) == 1  # three bundled problems: one held out
