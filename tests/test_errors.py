@@ -86,7 +86,6 @@ def test_unknown_type(tmp_path):
 @pytest.mark.parametrize(
     "domain, problem, feature",
     [
-        ("numeric-domain.pddl", "numeric-p01.pddl", "numeric fluents (:numeric-fluents): fuel"),
         ("numeric-domain.pddl", "numeric-p01.pddl", "numeric effects (decrease)"),
         ("when-domain.pddl", "lights-p01.pddl", "conditional effects (when)"),
         ("forall-domain.pddl", "lights-p01.pddl", "universally quantified effects (forall)"),

@@ -158,15 +158,16 @@ def test_blocksworld_shapes(blocksworld):
     signature, states = blocksworld
     encoding = PloiEncoding(signature)
     schema = encoding.schema()
-    # clear, holding, ontable, type:block, 3 unary goal + 3 negative-goal copies, handempty (+2 copies)
-    assert schema["node_features"] == 13 and schema["edge_labels"] == 6
+    # clear, holding, ontable, 3 unary goal + 3 negative-goal copies, handempty (+2 copies);
+    # the bundled Blocksworld is untyped (the IPC-2000 signature), so no type:block column
+    assert schema["node_features"] == 12 and schema["edge_labels"] == 6
     batch = encoding.encode([states[0]])  # p03: on(c,a); goal on(a,b), on(b,c)
-    assert batch["node_features"].shape == (3, 13)
+    assert batch["node_features"].shape == (3, 12)
     assert batch["edge_index"].shape == (2, 6) and batch["edge_features"].shape == (6, 6)
     handempty = schema["feature_names"].index("handempty")
     assert (batch["node_features"][:, handempty] == 1).all()
     assert batch["edge_features"].sum() == 6  # 3 atoms, each with a forward and an inverse label
-    values = PloiGNN(13, 6, hidden=8, layers=3)(*tensors(encoding, [states[0]]))
+    values = PloiGNN(12, 6, hidden=8, layers=3)(*tensors(encoding, [states[0]]))
     assert values.shape == (1,) and torch.isfinite(values).all()
 
 

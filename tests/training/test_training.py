@@ -60,8 +60,10 @@ def tiny(**overrides) -> TrainConfig:
 def test_overfit_blocksworld_p03():
     data = blocksworld("p03.pddl")
     assert len(data) == 22 and not data.dead_end.any()
+    # Deterministic for a seed: the best train MAE falls below 0.2 after about 100 epochs and
+    # to about 0.14 by epoch 140 (some 10 s on one thread); max_seconds bounds a slow machine.
     config = TrainConfig(hidden=16, layers=4, lr=5e-3, batch_size=8, validation_fraction=0.0,
-                         max_epochs=100_000, max_seconds=20.0, patience=100_000, seed=0)
+                         max_epochs=150, max_seconds=20.0, patience=40, seed=0)
     model, encoding, record = train(data, config)
     assert record["train_states"] == 22 and record["validation_states"] == 0
     errors = np.abs(predict(model, encoding, data, np.arange(len(data))) - data.value)
@@ -134,12 +136,11 @@ def test_sampler_batches_hold_distinct_values_synthetic():
 
 
 def test_sampler_on_dataset_values():
-    data = blocksworld("p04.pddl")
-    distinct = np.unique(data.value)
-    assert len(distinct) == 13 and len(data) == 125
-    indices = np.arange(len(data))
+    data = blocksworld("p02.pddl", "p03.pddl", "p04.pddl")
+    indices = np.flatnonzero(data.state_problem == 2)  # p04: 125 states, V* from 0 to 12
+    assert len(indices) == 125 and len(np.unique(data.value[indices])) == 13
     for batch in ValueCoveringSampler(indices, data.value, 8, np.random.default_rng(0)).epoch():
-        assert len(np.unique(data.value[batch])) == 8
+        assert len(np.unique(data.value[batch])) == 8 and set(batch) <= set(indices)
     # More batch slots than values: every batch covers every value, each about equally often.
     for batch in ValueCoveringSampler(indices, data.value, 32, np.random.default_rng(0)).epoch():
         counts = np.unique(data.value[batch], return_counts=True)[1]

@@ -1,0 +1,166 @@
+"""Check the searches on value functions that need no training.
+
+A perfect value function (V* from a full expansion, looked up by the state's atoms) makes the
+greedy policy optimal; a constant one leaves GBFS complete (blind, with duplicate detection)
+and leads the policy astray, which must end in ``GAVE_UP`` with a message, not a wrong plan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from unified_planning.engines import ValidationResultStatus
+from unified_planning.shortcuts import PlanValidator
+
+from up_gnnplan.data import example
+from up_gnnplan.datasets.expansion import expand
+from up_gnnplan.problems import load_task
+from up_gnnplan.search import SEARCHES, Status, gbfs, policy_rollout
+from up_gnnplan.states import Atoms, StateAtoms
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+PROBLEMS = {
+    "bw-p04": (example("blocksworld"), example("blocksworld", "p04.pddl")),
+    "gripper-p02": (example("gripper"), example("gripper", "p02.pddl")),
+    # The only road leads from g to s, and we start in s: no plan (an existing fixture).
+    "oneway-unsolvable": (FIXTURES / "oneway" / "domain.pddl", FIXTURES / "oneway" / "unsolvable.pddl"),
+    # s -> m -> g solves it; s -> trap -> pit is a one-way street into dead ends.
+    "oneway-deadends": (FIXTURES / "oneway" / "domain.pddl", FIXTURES / "oneway" / "deadends.pddl"),
+}
+SOLVABLE = ["bw-p04", "gripper-p02"]
+
+_TASKS: dict[str, object] = {}
+_VSTAR: dict[str, tuple] = {}
+
+
+def task_of(name: str):
+    if name not in _TASKS:
+        _TASKS[name] = load_task(*PROBLEMS[name])
+    return _TASKS[name]
+
+
+def perfect(name: str):
+    """Return (value function returning V*, V* of the initial state) of problem ``name``.
+
+    V* comes from a full expansion; states are looked up by the strings of all their atoms
+    (static, type and fluent), which is what a value function receives.
+    """
+    if name not in _VSTAR:
+        task = task_of(name)
+        labelled = expand(task)
+        static = StateAtoms(task).static
+        width = static.args.shape[1]
+        table = {}
+        for atoms, value in zip(labelled.states, labelled.value.tolist()):
+            key = frozenset(Atoms.concat([static, atoms], width).as_strings(task.signature, task.object_names))
+            assert key not in table
+            table[key] = value
+        calls = []
+
+        def value_fn(inputs):
+            calls.append(len(inputs))
+            return np.array([table[frozenset(i.atoms.as_strings(task.signature, task.object_names))] for i in inputs])
+
+        value_fn.calls = calls
+        _VSTAR[name] = (value_fn, labelled.initial_value)
+    return _VSTAR[name]
+
+
+def constant(inputs):
+    return np.zeros(len(inputs))
+
+
+def assert_valid_up_plan(task, result):
+    plan = task.to_up_plan(result.actions)
+    assert len(plan.actions) == len(result.actions)
+    with PlanValidator(problem_kind=task.up_problem.kind) as validator:
+        outcome = validator.validate(task.up_problem, plan)
+    assert outcome.status == ValidationResultStatus.VALID, outcome
+
+
+def test_registry():
+    assert SEARCHES == {"policy": policy_rollout, "gbfs": gbfs}
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_policy_with_perfect_values_is_optimal(name):
+    task = task_of(name)
+    value_fn, initial_value = perfect(name)
+    assert initial_value > 3
+    before = len(value_fn.calls)
+    result = policy_rollout(task, value_fn)
+    assert result.status is Status.SOLVED and result.solved, result.message
+    assert len(result.actions) == initial_value and result.cost == initial_value
+    # One value-function call per step, on all unvisited successors at once.
+    assert result.expanded == len(result.actions) == len(value_fn.calls) - before
+    assert result.evaluated == sum(value_fn.calls[before:])
+    assert_valid_up_plan(task, result)
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_gbfs_with_perfect_values_is_optimal(name):
+    task = task_of(name)
+    value_fn, initial_value = perfect(name)
+    result = gbfs(task, value_fn)
+    assert result.status is Status.SOLVED
+    assert len(result.actions) == initial_value and result.cost == initial_value
+    assert_valid_up_plan(task, result)
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_gbfs_with_constant_values_is_complete(name):
+    task = task_of(name)
+    result = gbfs(task, constant)
+    assert result.status is Status.SOLVED, result.message
+    assert len(result.actions) >= perfect(name)[1] and result.cost == len(result.actions)
+    assert result.expanded > 0 and result.evaluated > 0
+    assert_valid_up_plan(task, result)
+
+
+def test_gbfs_proves_unsolvable():
+    result = gbfs(task_of("oneway-unsolvable"), constant)
+    assert result.status is Status.UNSOLVABLE and not result.solved
+    assert result.actions == [] and "explored" in result.message
+    # With dead ends but a plan, it still finds the plan (s -> m -> g).
+    result = gbfs(task_of("oneway-deadends"), lambda inputs: np.arange(len(inputs), 0, -1, dtype=float))
+    assert result.status is Status.SOLVED and len(result.actions) == 2
+
+
+def test_policy_gives_up_at_step_limit():
+    task = task_of("bw-p04")
+    result = policy_rollout(task, constant, max_steps=3)
+    assert result.status is Status.GAVE_UP and not result.solved
+    assert "step limit of 3" in result.message
+    assert len(result.actions) == 3 and result.expanded == 3
+
+
+def test_policy_gives_up_without_unvisited_successors():
+    task = task_of("oneway-deadends")
+    places = {name: i for i, name in enumerate(task.object_names)}
+    at = task.signature.index["at"]
+
+    def to_the_pit(inputs):
+        """Value 0 at trap and pit, 10 elsewhere: the policy walks into the dead end."""
+        out = []
+        for state in inputs:
+            where = state.atoms.args[state.atoms.pred == at, 0].tolist()
+            out.append(0.0 if set(where) & {places["trap"], places["pit"]} else 10.0)
+        return np.array(out)
+
+    result = policy_rollout(task, to_the_pit, max_steps=50)
+    assert result.status is Status.GAVE_UP
+    assert "no unvisited successor" in result.message
+    assert [str(a) for a in task.to_up_plan(result.actions).actions] == ["go(s, trap)", "go(trap, pit)"]
+    # From the start of the unsolvable problem nothing is applicable at all.
+    result = policy_rollout(task_of("oneway-unsolvable"), constant)
+    assert result.status is Status.GAVE_UP and result.actions == [] and result.message
+
+
+@pytest.mark.parametrize("search", [policy_rollout, gbfs], ids=["policy", "gbfs"])
+def test_time_limit_zero_times_out(search):
+    result = search(task_of("bw-p04"), constant, time_limit=0)
+    assert result.status is Status.TIMEOUT and not result.solved
+    assert result.actions == [] and result.message
