@@ -72,7 +72,7 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
         _fail(click.UsageError("give a DOMAIN file and at least one PROBLEM file (or --example NAME)"))
     domain, problems = files[0], files[1:]
     from up_gnnplan.datasets.build import BuildOptions, build_dataset
-    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.errors import GnnplanError, UnsolvableProblemError
     from up_gnnplan.progress import ProblemProgress
 
     options = BuildOptions(
@@ -84,6 +84,8 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
         with ProblemProgress(len(problems)) as progress:
             data = build_dataset(domain, list(problems), options, progress=progress)
         path = data.save(output)
+    except UnsolvableProblemError as error:
+        _fail(error, EXIT_UNSOLVABLE)
     except GnnplanError as error:
         _fail(error)
     dead = int(data.dead_end.sum())
