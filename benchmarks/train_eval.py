@@ -97,7 +97,7 @@ def main():
         "plan_length_median": float(np.median([r["length"] for r in solved])) if solved else None, "runs": runs,
     }
     print(json.dumps({k: v for k, v in summary.items() if k not in ("runs", "record", "config")}, indent=1))
-    print(f"train states/s (incl. per-epoch validation): {record['states_per_second']}, "
+    print(f"train states/s (optimisation steps only): {record['train_states_per_second']}, "
           f"best validation MAE {record['best_validation_mae']:.3f} at epoch {record['best_epoch']}")
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1))

@@ -68,9 +68,12 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
         monitor = np.sort(rng.choice(monitor, size=config.validation_states, replace=False))
     best = (float("inf"), 0, copy.deepcopy(model.state_dict()))
     start, epoch, steps = time.perf_counter(), 0, 0
+    train_seconds = 0.0  # time in optimisation steps only, for the throughput figure
+    curve = []  # [epoch, seconds, mean training loss, validation MAE] per epoch
     for epoch in range(1, config.max_epochs + 1):
         model.train()
         losses = []
+        epoch_start = time.perf_counter()
         for batch in sampler.epoch():
             target = torch.from_numpy(dataset.value[batch].astype(np.float32))
             loss = loss_fn(model(*_tensors(encoding, state_inputs(dataset, batch))), target)
@@ -79,10 +82,12 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
             optimiser.step()
             losses.append(loss.item())
             steps += 1
+        train_seconds += time.perf_counter() - epoch_start
         model.eval()
         val_mae = float(np.abs(predict(model, encoding, dataset, monitor) - dataset.value[monitor]).mean())
         if val_mae < best[0]:
             best = (val_mae, epoch, copy.deepcopy(model.state_dict()))
+        curve.append([epoch, round(time.perf_counter() - start, 1), round(float(np.mean(losses)), 4), round(val_mae, 4)])
         if on_epoch is not None:
             on_epoch(epoch, float(np.mean(losses)), val_mae, best[0])
         if epoch - best[1] >= config.patience or time.perf_counter() - start > config.max_seconds:
@@ -91,6 +96,8 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
     model.load_state_dict(best[2])
     model.eval()
     record = _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds)
+    record["curve"] = curve
+    record["train_states_per_second"] = round(steps * config.batch_size / max(train_seconds, 1e-9), 1)
     return model, encoding, record
 
 
@@ -116,7 +123,7 @@ def _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, 
         "validation_problems": val_problems,
         "dead_ends_excluded": int(dataset.dead_end.sum()),
         "problems": [p.name for p in dataset.problems],
-        "states_per_second": round(steps * config.batch_size / max(seconds, 1e-9), 1),
+        "states_per_second_overall": round(steps * config.batch_size / max(seconds, 1e-9), 1),
         "torch": str(torch.__version__),
         "machine": f"{platform.machine()}, {config.threads} thread(s)",
     }
