@@ -45,6 +45,11 @@ from pathlib import Path
 import numpy as np
 
 
+# Fields of the training record kept in the JSON output (those present in this package version).
+RECORD_KEYS = ("seconds", "epochs", "steps", "best_epoch", "train", "train_states_per_second",
+               "states_per_second_overall", "curve")
+
+
 def parse_sizes(text: str) -> list[tuple[int, int]]:
     """Return [(width, height), ...] from ``"3x3,3x4,4x4"``."""
     sizes = []
@@ -118,6 +123,7 @@ def errors(pred: np.ndarray, target: np.ndarray, detour: np.ndarray) -> dict:
         "within_0.5": float((err < 0.5).mean()),
         "mae_straight": float(err[~detour].mean()) if (~detour).any() else float("nan"),
         "mae_detour": float(err[detour].mean()) if detour.any() else float("nan"),
+        "mae_by_vstar": {f"{v:g}": float(err[target == v].mean()) for v in np.unique(target)},
     }
 
 
@@ -184,11 +190,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train-sizes", type=parse_sizes, default=parse_sizes("3x3,3x4,4x3,4x4"),
                         help="training grid sizes WIDTHxHEIGHT, comma-separated (default: %(default)s)")
-    parser.add_argument("--train-count", type=int, default=8, help="training instances per size (default: %(default)s)")
+    parser.add_argument("--train-count", type=int, default=16, help="training instances per size (default: %(default)s)")
     parser.add_argument("--train-seed", type=int, default=1, help="generator seed of the training split (default: %(default)s)")
     parser.add_argument("--val-sizes", type=parse_sizes, default=parse_sizes("4x4,4x5,5x4"),
                         help="validation grid sizes (default: %(default)s)")
-    parser.add_argument("--val-count", type=int, default=4, help="validation instances per size (default: %(default)s)")
+    parser.add_argument("--val-count", type=int, default=5, help="validation instances per size (default: %(default)s)")
     parser.add_argument("--val-seed", type=int, default=2, help="generator seed of the validation split (default: %(default)s)")
     parser.add_argument("--blocked-ratio", type=float, default=0.25, help="share of blocked cells (default: %(default)s)")
     parser.add_argument("--archs", default="rgnn,rgnn_t", help="architectures, comma-separated (default: %(default)s)")
@@ -196,7 +202,7 @@ def main(argv=None) -> int:
     parser.add_argument("--hidden", type=int, default=16, help="embedding size (default: %(default)s)")
     parser.add_argument("--layers", type=int, default=12, help="message-passing rounds (default: %(default)s)")
     parser.add_argument("--aggregation", default="smoothmax", help="smoothmax | max | sum | mean (default: %(default)s)")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default: %(default)s)")
+    parser.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate (default: %(default)s)")
     parser.add_argument("--batch-size", type=int, default=16, help="states per step (default: %(default)s)")
     parser.add_argument("--minutes", type=float, default=4.0, help="training wall-clock budget per model (default: %(default)s)")
     parser.add_argument("--max-epochs", type=int, default=100_000, help="epoch cap (default: %(default)s, i.e. the time budget decides)")
@@ -283,7 +289,7 @@ def main(argv=None) -> int:
                 "name": name,
                 "architecture": arch,
                 "config": config.to_dict(),
-                "record": {k: record[k] for k in ("seconds", "epochs", "steps", "best_epoch", "train", "states_per_second")},
+                "record": {k: v for k, v in record.items() if k in RECORD_KEYS},
                 "validation": errors(pred, target, detour),
                 "policy": rollouts(val_data, value_fn, args.max_steps, args.rollout_seconds),
             }
@@ -292,6 +298,7 @@ def main(argv=None) -> int:
             print(f"  {arch}: {record['epochs']} epochs in {record['seconds']} s, train MAE {record['train']['mae']:.3f}, "
                   f"val MAE {v['mae']:.3f} (max {v['max_error']:.2f}, exact {100 * v['within_0.5']:.1f} %), "
                   f"policy {row['policy']['solved']}/{row['policy']['instances']}", flush=True)
+            print("  val MAE by V*: " + ", ".join(f"{k}: {x:.2f}" for k, x in v["mae_by_vstar"].items()), flush=True)
     finally:
         if tmp is not None:
             tmp.cleanup()

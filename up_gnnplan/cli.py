@@ -246,9 +246,15 @@ def solve(files, example, model, mode, timeout, max_steps, plan_file):
     from up_gnnplan.plugins.engine import GnnplanEngine
 
     if example:
+        # NAME/FILE picks a bundled problem; NAME alone its largest test problem (test-*.pddl).
         name, _, problem = example.partition("/")
-        bundled = _bundled_example(name)
-        files = [bundled[0], next((p for p in bundled[1:] if Path(p).name == problem), bundled[-1])]
+        domain = Path(_bundled_example(name)[0])
+        tests = sorted(domain.parent.glob("test-*.pddl")) or sorted(domain.parent.glob("p*.pddl"))
+        chosen = domain.parent / problem if problem else tests[-1]
+        if not chosen.is_file():
+            _fail(ValueError(f"no bundled problem '{problem}' in {name}; there are: "
+                             + ", ".join(p.name for p in sorted(domain.parent.glob('*.pddl')) if p != domain)))
+        files = [str(domain), str(chosen)]
     if len(files) != 2:
         _fail(click.UsageError("give DOMAIN and PROBLEM files (or --example NAME)"))
     start = time.perf_counter()
@@ -293,6 +299,68 @@ def models():
         click.echo(f"{entry['name']:<14} {entry['architecture']:<7} domain '{entry['domain']}', trained "
                    f"{record.get('minutes', '?')} min on {record.get('data', '?')}, validation MAE "
                    f"{record.get('validation_mae', '?')}; coverage {entry.get('coverage', 'not measured')}")
+
+
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(exists=True), metavar="[DOMAIN PROBLEM...]")
+@click.option("--engine", "engines", multiple=True, required=True, metavar="SPEC",
+              help="Repeatable: gnnplan[:policy|gbfs|auto], fast-downward (LAMA-first), or any UP OneshotPlanner name.")
+@click.option("--model", "models", multiple=True, metavar="[DOMAIN=]MODEL",
+              help="Model of the gnnplan engines (shipped name or ONNX file); DOMAIN=MODEL for one domain only. "
+                   "Default: the shipped model of each domain.")
+@click.option("--suite", "suites", multiple=True, type=click.Path(file_okay=False, exists=True), metavar="DIR",
+              help="Repeatable: a folder of problems with domain.pddl in it or up to two folders above.")
+@click.option("--example", "examples", multiple=True, metavar="NAME", help="Repeatable: a bundled example domain.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds given to the planner of each task.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tasks run in parallel.")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=4096, show_default=True,
+              help="Address-space limit of each task's process.")
+@click.option("--grace", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Seconds past the time limit before a task is killed (and recorded as timeout).")
+@click.option("-o", "--output", type=click.Path(file_okay=False), required=True, help="Folder for results and reports.")
+@click.option("--resume", is_flag=True, help="Skip the tasks already in OUT/results.jsonl (else it starts anew).")
+@click.option("--baseline", metavar="SPEC", help="The engine of the ratios (default: the last --engine).")
+@click.option("--no-plots", is_flag=True, help="Do not draw the PNG plots.")
+def compare(files, engines, models, suites, examples, timeout, jobs, memory_mb, grace, output, resume, baseline,
+            no_plots):
+    """Compare planners: every --engine on every problem, each task in its own process.
+
+    Problems are DOMAIN PROBLEM... files, --suite folders and --example domains. Every plan is
+    validated; results go to OUT/results.jsonl as tasks finish, then to OUT/results.csv,
+    results.json, summary.md and PNG plots. Example:
+    gnnplan compare --engine gnnplan:gbfs --engine fast-downward --suite bench/blocks -o out --timeout 60
+    """
+    from up_gnnplan.compare import compare as run, file_problems, suite_problems
+
+    files = list(files)
+    suites = list(suites) + [f for f in files if Path(f).is_dir()]
+    files = [f for f in files if not Path(f).is_dir()]
+    model: dict = {}
+    for item in models:
+        domain, sep, path = item.partition("=")
+        if sep and "/" not in domain:
+            model[domain] = path
+        else:
+            model[None] = item
+    try:
+        problems = file_problems(files[0], files[1:]) if files else []
+        if files and len(files) < 2:
+            raise click.UsageError("give a DOMAIN file and at least one PROBLEM file")
+        for suite in suites:
+            problems += suite_problems(suite)
+        for name in examples:
+            bundled = _bundled_example(name)
+            problems += file_problems(bundled[0], bundled[1:])
+        if not problems:
+            raise click.UsageError("give DOMAIN PROBLEM... files, --suite DIR or --example NAME")
+        outcome = run(list(engines), problems, output, timeout=timeout, jobs=jobs, memory_mb=memory_mb, model=model,
+                      resume=resume, baseline=baseline, grace=grace, plots=not no_plots)
+    except (ValueError, FileNotFoundError, click.UsageError) as error:
+        _fail(error)
+    click.echo(outcome.summary, nl=False)
+    click.echo(f"\n{len(outcome.records)} task(s); results and reports in {output}/: "
+               + ", ".join(f.name for f in outcome.files))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,196 @@
+"""``gnnplan compare``: per-task processes, limits, resume, validation, reports and plots.
+
+One comparison of gnnplan (an untrained exported model, GBFS: complete) and Fast Downward on
+the bundled Blocksworld and Gripper problems is run once per module; the other tests add
+tasks that time out, crash or run out of memory, and check the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from up_gnnplan.compare import (
+    RESULTS,
+    compare,
+    file_problems,
+    make_tasks,
+    parse_engine,
+    read_results,
+    suite_problems,
+)
+from up_gnnplan.compare.runner import check_plan, run_tasks
+from up_gnnplan.data import example
+from up_gnnplan.problems.loading import load_pddl
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+ENGINES = ["gnnplan:gbfs", "fast-downward"]
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "blocksworld"
+DOMAINS = {"blocksworld": ["p02.pddl", "p03.pddl", "p04.pddl"], "gripper": ["p01.pddl", "p02.pddl"]}
+
+
+def untrained_model(domain: str, path):
+    """Export an untrained (random-weight) model for a bundled domain: GBFS stays complete."""
+    from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.problems import Task
+    from up_gnnplan.training import TrainConfig
+    from up_gnnplan.training.checkpoint import build
+
+    problem = load_pddl(example(domain), example(domain, DOMAINS[domain][0]))
+    config = TrainConfig(architecture="rgnn", hidden=8, layers=2)
+    encoding, model = build(config, Task(problem).signature)
+    return str(export_onnx(model, encoding, path, domain=domain, train_config=config.to_dict(), training_record={}))
+
+
+def bundled(domain: str, names=None):
+    return file_problems(example(domain), [example(domain, n) for n in names or DOMAINS[domain]])
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    return {d: untrained_model(d, folder / f"{d}.onnx") for d in DOMAINS}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, models):
+    out = tmp_path_factory.mktemp("compare")
+    problems = bundled("blocksworld") + bundled("gripper")
+    outcome = compare(ENGINES, problems, out, timeout=20, jobs=2, model=models, progress=False)
+    return out, outcome
+
+
+def test_one_validated_record_per_engine_and_problem(run, models):
+    out, outcome = run
+    records = read_results(out / RESULTS)
+    assert len(records) == len(outcome.records) == 2 * 5
+    assert sorted((r["engine"], r["domain"], r["problem"]) for r in records) == sorted(
+        (e, d, p) for d, names in DOMAINS.items() for p in names for e in ENGINES)
+    for record in records:
+        assert record["status"] == "solved_satisficing" and record["solved"], record
+        assert record["valid"] is True and record["validation_note"] is None, record
+        assert record["plan_length"] > 0 and record["plan_cost"] == record["plan_length"]
+        assert record["wall_time"] >= record["solve_time"] > 0 and record["engine_time"] > 0
+        assert record["expanded"] > 0 and record["evaluated"] > 0  # gnnplan's metrics; Fast Downward's log
+        assert not record["killed"] and record["error"] is None
+    assert {r["model"] for r in records if r["engine"] == "gnnplan:gbfs"} == set(models.values())
+    assert all(r["model"] is None for r in records if r["engine"] == "fast-downward")
+
+
+def test_reports_have_coverage_table_and_no_invalid_gnnplan_plan(run):
+    out, outcome = run
+    summary = (out / "summary.md").read_text()
+    assert summary == outcome.summary
+    assert "| domain | problems | gnnplan:gbfs | fast-downward |" in summary
+    assert "| blocksworld | 3 | 3 | 3 |" in summary and "| gripper | 2 | 2 | 2 |" in summary
+    assert "| **total** | 5 | 5 | 5 |" in summary
+    assert "Plan length / fast-downward" in summary and "gnnplan: 0 invalid plans (5 plan(s) validated)" in summary
+    lines = (out / "results.csv").read_text().splitlines()
+    assert len(lines) == 11 and lines[0].startswith("engine,domain,problem,timeout,status")
+    data = json.loads((out / "results.json").read_text())
+    assert data["baseline"] == "fast-downward" and data["coverage"]["gripper"] == {e: 2 for e in ENGINES}
+
+
+def test_plots_are_written_when_matplotlib_is_present(run):
+    pytest.importorskip("matplotlib")
+    out, outcome = run
+    for name in ("coverage.png", "cactus.png", "plan_length.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert out / name in outcome.files
+
+
+def test_resume_does_not_rerun_recorded_tasks(run, models):
+    out, outcome = run
+    specs = [parse_engine(e) for e in ENGINES]
+    tasks = make_tasks(specs, bundled("blocksworld") + bundled("gripper"), 20, models)
+    start = time.perf_counter()
+    again = run_tasks(tasks, out, resume=True, progress=False)
+    assert time.perf_counter() - start < 5
+    assert again == outcome.records  # the very same records, wall times included
+    extra = make_tasks(specs[1:], bundled("gripper", ["p01.pddl"]), 19)  # another time limit: a new task
+    records = run_tasks(tasks + extra, out, resume=True, progress=False)
+    assert len(records) == 11 and records[:10] == outcome.records and records[10]["timeout"] == 19
+    assert len(read_results(out / RESULTS)) == 11
+
+
+def big_blocksworld(path, blocks: int = 800):
+    """Write a Blocksworld problem that UP's reader alone takes seconds to parse."""
+    names = " ".join(f"b{i}" for i in range(blocks))
+    init = " ".join(f"(ontable b{i}) (clear b{i})" for i in range(blocks))
+    goal = " ".join(f"(on b{i} b{i + 1})" for i in range(blocks - 1))
+    path.write_text(f"(define (problem big) (:domain blocksworld) (:objects {names})\n"
+                    f"(:init (handempty) {init}) (:goal (and {goal})))\n")
+    return path
+
+
+def test_task_over_its_limit_is_killed_as_timeout_and_the_run_goes_on(tmp_path, models):
+    big = file_problems(example("blocksworld"), [big_blocksworld(tmp_path / "big.pddl")])
+    tasks = make_tasks([parse_engine("gnnplan:gbfs")], big, 0.01, models)
+    tasks += make_tasks([parse_engine("fast-downward")], bundled("blocksworld", ["p02.pddl"]), 20)
+    killed, after = run_tasks(tasks, tmp_path / "out", grace=1.0, progress=False)
+    assert killed["status"] == "timeout" and killed["killed"] and not killed["solved"]
+    assert 1.0 <= killed["wall_time"] < 5 and "killed after" in killed["error"]
+    assert after["status"] == "solved_satisficing" and after["valid"]
+
+
+def test_crash_and_memout_are_recorded_and_the_run_goes_on(tmp_path):
+    problems = bundled("blocksworld", ["p02.pddl"])
+    missing = make_tasks([parse_engine("gnnplan:gbfs")], problems, 20, str(tmp_path / "missing.onnx"))
+    solved = make_tasks([parse_engine("fast-downward")], problems, 20)
+    first, second = run_tasks(missing + solved, tmp_path / "out", progress=False)
+    assert first["status"] == "unsupported_problem" and "no such model file" in first["error"]
+    assert second["status"] == "solved_satisficing" and second["valid"]
+    memout, = run_tasks(solved, tmp_path / "small", memory_mb=100, progress=False)
+    assert memout["status"] == "memout" and "MemoryError" in memout["error"]
+
+
+def test_check_plan_rejects_plans_that_miss_the_goal():
+    from unified_planning.plans import SequentialPlan
+
+    problem = load_pddl(example("blocksworld"), example("blocksworld", "p02.pddl"))
+    valid, note, _ = check_plan(problem, SequentialPlan([]))
+    assert valid is False and "not satisfied" in note
+    exists = load_pddl(FIXTURES / "domain.pddl", FIXTURES / "exists-goal.pddl")
+    valid, note, _ = check_plan(exists, SequentialPlan([]))  # existential goal: gnnplan's helper
+    assert valid is False and "goal" in note
+
+
+def test_engine_specs():
+    assert parse_engine("gnnplan").label == parse_engine("gnnplan:auto").label == "gnnplan:auto"
+    assert parse_engine("fast-downward").label == "fast-downward"
+    for bad in ("gnnplan:fast", "fast-downward:gbfs", "no-such-planner"):
+        with pytest.raises(ValueError):
+            parse_engine(bad)
+
+
+def test_suite_folders_name_the_domain_after_the_folder_holding_domain_pddl(tmp_path):
+    tier = tmp_path / "bw" / "testing" / "easy"
+    tier.mkdir(parents=True)
+    (tmp_path / "bw" / "domain.pddl").write_text(example("blocksworld").read_text())
+    for name in ("p10.pddl", "p2.pddl"):
+        (tier / name).write_text(example("blocksworld", "p02.pddl").read_text())
+    entries = suite_problems(tier)
+    assert [(e.domain, e.problem) for e in entries] == [("bw", "testing/easy/p2.pddl"), ("bw", "testing/easy/p10.pddl")]
+    with pytest.raises(FileNotFoundError):
+        suite_problems(tmp_path)
+
+
+def test_cli_prints_the_summary(run, models, tmp_path):
+    from up_gnnplan.cli import main
+
+    out = shutil.copytree(run[0], tmp_path / "out")
+    args = ["compare", "--engine", "gnnplan:gbfs", "--engine", "fast-downward", "--timeout", "20", "-o", str(out),
+            "--resume", "--no-plots", "--example", "blocksworld", "--example", "gripper"]
+    args += [a for d, m in models.items() for a in ("--model", f"{d}={m}")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "| **total** | 5 | 5 | 5 |" in result.output and "results.csv" in result.output
+    result = CliRunner().invoke(main, ["compare", "--engine", "lama", "--example", "gripper", "-o", str(out)])
+    assert result.exit_code == 2 and "unknown engine 'lama'" in result.output

@@ -1,0 +1,241 @@
+"""Compare planners: engines × problems × one time limit → per-task results and a report.
+
+An engine is named by a spec: a UP ``OneshotPlanner`` name (``fast-downward`` is LAMA-first
+through up-fast-downward), and for ``gnnplan`` optionally a mode: ``gnnplan:policy``,
+``gnnplan:gbfs``, ``gnnplan:auto`` (the same as ``gnnplan``). Problems come from a domain file
+and its problem files, or from suite folders (see :func:`suite_problems`).
+
+Usage::
+
+    from up_gnnplan.compare import compare, file_problems
+
+    problems = file_problems("domain.pddl", ["p01.pddl", "p02.pddl"])
+    outcome = compare(["gnnplan:gbfs", "fast-downward"], problems, "out", timeout=60,
+                      model="model.onnx")
+    print(outcome.summary)                 # also in out/summary.md
+
+Every task runs in its own process with a wall-clock and a memory limit; each result is
+appended to ``out/results.jsonl`` as it finishes (``resume=True`` skips recorded tasks), and
+every plan of every engine is validated in that process. See :mod:`.runner` and :mod:`.report`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "Comparison", "EngineSpec", "GRACE", "ProblemEntry", "RESULTS", "Task", "compare", "file_problems",
+    "is_solved", "make_tasks", "parse_engine", "read_results", "suite_problems",
+]
+
+RESULTS = "results.jsonl"
+GRACE = 10.0  # seconds past the time limit before a task's process is killed
+SOLVED = ("solved_satisficing", "solved_optimally")
+
+
+@dataclass(frozen=True)
+class ProblemEntry:
+    """One problem of a comparison: its domain's name, its own name, and the two files."""
+
+    domain: str
+    problem: str
+    domain_file: Path
+    problem_file: Path
+
+
+def _natural(path: Path) -> list:
+    """Sort key that puts p2 before p10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
+
+
+def _domain_name(domain_file: Path) -> str:
+    """Name a domain by its folder (``blocksworld/domain.pddl``) or else by the file's stem."""
+    return domain_file.resolve().parent.name if domain_file.name == "domain.pddl" else domain_file.stem
+
+
+def file_problems(domain_file, problem_files, domain_name: str | None = None) -> list[ProblemEntry]:
+    """Return the entries of a domain file and its problem files (named by file name)."""
+    domain_file = Path(domain_file)
+    if not domain_file.is_file():
+        raise FileNotFoundError(f"{domain_file}: no such domain file")
+    name = domain_name or _domain_name(domain_file)
+    entries = []
+    for problem in problem_files:
+        problem = Path(problem)
+        if not problem.is_file():
+            raise FileNotFoundError(f"{problem}: no such problem file")
+        entries.append(ProblemEntry(name, problem.name, domain_file, problem))
+    return entries
+
+
+def suite_problems(folder, max_up: int = 2) -> list[ProblemEntry]:
+    """Return the problems of a suite folder: every ``*.pddl`` in it but the domain files.
+
+    The domain file is ``domain.pddl`` in the folder or in one of its ``max_up`` parents
+    (``blocksworld/testing/easy`` layouts); the domain is named after the folder that holds it,
+    and each problem by its path below that folder, so two tiers of one domain never collide.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder")
+    resolved = folder.resolve()
+    holder = next((d for d in [resolved, *resolved.parents][: max_up + 1] if (d / "domain.pddl").is_file()), None)
+    if holder is None:
+        raise FileNotFoundError(f"{folder}: no domain.pddl in it or in its {max_up} parent folders")
+    problems = sorted((p for p in folder.glob("*.pddl") if "domain" not in p.name.lower()), key=_natural)
+    if not problems:
+        raise FileNotFoundError(f"{folder}: no problem files (*.pddl other than the domain)")
+    return [ProblemEntry(holder.name, str(p.resolve().relative_to(holder)), holder / "domain.pddl", p)
+            for p in problems]
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """A parsed engine spec: the UP engine name and, for gnnplan, its mode."""
+
+    name: str
+    mode: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.mode}" if self.mode else self.name
+
+    @property
+    def is_gnnplan(self) -> bool:
+        return self.name == "gnnplan"
+
+
+def parse_engine(text: str) -> EngineSpec:
+    """Parse ``gnnplan[:MODE]`` or any registered UP OneshotPlanner name; raise ValueError if unknown."""
+    import up_gnnplan  # noqa: F401  (registers gnnplan)
+    from unified_planning.environment import get_environment
+
+    from up_gnnplan.plugins.engine import MODES
+
+    name, sep, mode = text.strip().partition(":")
+    engines = get_environment().factory.engines
+    planners = sorted(n for n in engines if get_environment().factory.engine(n).is_oneshot_planner())
+    if name not in planners:
+        raise ValueError(f"unknown engine {name!r}; the registered OneshotPlanners are {', '.join(planners)}")
+    if name == "gnnplan":
+        mode = mode or "auto"
+        if mode not in MODES:
+            raise ValueError(f"unknown gnnplan mode {mode!r} in {text!r}; choose one of {', '.join(MODES)}")
+        return EngineSpec(name, mode)
+    if sep:
+        raise ValueError(f"{text!r}: only gnnplan takes a mode (gnnplan:policy, gnnplan:gbfs, gnnplan:auto)")
+    return EngineSpec(name)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One engine on one problem under one time limit."""
+
+    engine: str  # the engine spec's label
+    domain: str
+    problem: str
+    domain_file: str
+    problem_file: str
+    timeout: float
+    model: str | None = None  # gnnplan engines only
+
+    @property
+    def key(self) -> tuple:
+        return record_key(asdict(self))
+
+    def engine_call(self) -> tuple[str, dict]:
+        """Return the UP engine name and its params."""
+        name, _, mode = self.engine.partition(":")
+        params = {"mode": mode} if mode else {}
+        if self.model:
+            params["model"] = self.model
+        return name, params
+
+
+def record_key(record: dict) -> tuple:
+    """Return what identifies a task: engine, domain, problem, time limit (and gnnplan's model)."""
+    return record["engine"], record["domain"], record["problem"], float(record["timeout"]), record.get("model")
+
+
+def is_solved(record: dict) -> bool:
+    """Return whether a record holds a plan that was not found invalid."""
+    return record.get("status") in SOLVED and record.get("valid") is not False
+
+
+def _model_for(model, domain: str) -> str | None:
+    if isinstance(model, dict):
+        model = model.get(domain, model.get(None))
+    if model is None:
+        return None
+    path = Path(model)
+    return str(path.resolve()) if path.suffix == ".onnx" or path.is_file() else str(model)  # a file or a zoo name
+
+
+def make_tasks(specs, problems, timeout: float, model=None) -> list[Task]:
+    """Return the tasks of every engine on every problem, the engines taking turns per problem."""
+    return [Task(spec.label, p.domain, p.problem, str(p.domain_file), str(p.problem_file), float(timeout),
+                 _model_for(model, p.domain) if spec.is_gnnplan else None)
+            for p in problems for spec in specs]
+
+
+def read_results(path) -> list[dict]:
+    """Return the records of a ``results.jsonl`` file (a torn last line is skipped)."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a run killed while writing
+    return records
+
+
+@dataclass
+class Comparison:
+    """What :func:`compare` returns: the records of the run's tasks and the written files."""
+
+    records: list[dict]
+    summary: str
+    files: list[Path] = field(default_factory=list)
+    engines: list[str] = field(default_factory=list)
+    baseline: str | None = None
+
+
+def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 60.0, jobs: int = 1,
+            memory_mb: int = 4096, model=None, resume: bool = False, baseline: str | None = None,
+            grace: float = GRACE, progress: bool | None = None, plots: bool = True) -> Comparison:
+    """Run every engine on every problem, write the results and the reports into ``out_dir``.
+
+    Args:
+        engines: engine specs (``"gnnplan:gbfs"``, ``"fast-downward"``, ...).
+        problems: from :func:`file_problems` and :func:`suite_problems`.
+        timeout: seconds given to the planner of one task.
+        jobs: tasks run in parallel.
+        memory_mb: address-space limit of each task's process.
+        model: for gnnplan engines, a model (name or ONNX file), or a dict from domain name to
+            model with key ``None`` for every other domain; default: the shipped model.
+        resume: keep the tasks already recorded in ``results.jsonl`` instead of starting anew.
+        baseline: the engine ratios are taken against (default: the last engine).
+        grace: seconds past the time limit before a task's process is killed.
+        progress: show a live display (default: when stderr is a terminal).
+        plots: write PNG plots when matplotlib is installed.
+    """
+    from up_gnnplan.compare.report import write_reports
+    from up_gnnplan.compare.runner import run_tasks
+
+    specs = list(dict.fromkeys(parse_engine(e) for e in engines))  # gnnplan and gnnplan:auto are one engine
+    if not specs:
+        raise ValueError("give at least one engine")
+    labels = [s.label for s in specs]
+    baseline = parse_engine(baseline).label if baseline else labels[-1]
+    if baseline not in labels:
+        raise ValueError(f"baseline {baseline!r} is not one of the engines ({', '.join(labels)})")
+    tasks = make_tasks(specs, problems, timeout, model)
+    records = run_tasks(tasks, out_dir, jobs=jobs, memory_mb=memory_mb, grace=grace, resume=resume, progress=progress)
+    summary, files = write_reports(records, out_dir, labels, baseline, plots=plots)
+    return Comparison(records, summary, files, labels, baseline)
