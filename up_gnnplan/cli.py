@@ -144,7 +144,10 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--validation-fraction", type=float, default=0.2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="Torch threads (1 is fastest on small graphs).")
-def train(datasets, output, **options):
+@click.option("--validation-dataset", type=click.Path(dir_okay=False, exists=True),
+              help="Choose the best epoch on this dataset (e.g. larger instances labelled with --method optimal) "
+                   "and train on all of DATASETS.")
+def train(datasets, output, validation_dataset, **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
 
     Example: gnnplan train blocks.npz -o blocks.pt --arch rgnn --max-seconds 300
@@ -164,6 +167,7 @@ def train(datasets, output, **options):
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:
             data.extend(Dataset.load(path, expect=data.signature))
+        validation = Dataset.load(validation_dataset, expect=data.signature) if validation_dataset else None
     except GnnplanError as error:
         _fail(error)
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -175,8 +179,9 @@ def train(datasets, output, **options):
         def on_epoch(epoch, loss, val, best):
             bar.update(task, completed=epoch, info=f"loss {loss:.3f}  val MAE {val:.3f}  best {best:.3f}")
 
-        model, encoding, record = run(data, config, on_epoch)
+        model, encoding, record = run(data, config, on_epoch, validation=validation)
     record["datasets"] = [str(p) for p in datasets]
+    record["validation_dataset"] = validation_dataset
     record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
     path = save_checkpoint(output, model, encoding, config, record, data.domain)
     val = record["validation"] or record["train"]

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from up_gnnplan.datasets.store import check_signature
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, split, state_inputs
@@ -42,8 +43,13 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 
-def train(dataset, config: TrainConfig | None = None, on_epoch=None):
+def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=None):
     """Train a value function on ``dataset``; return (model, encoding, record).
+
+    With a ``validation`` dataset (same domain; typically larger instances labelled along
+    optimal plans), all of ``dataset`` is trained on and the best epoch is chosen by the error
+    on ``validation``: selecting on held-out *small* problems favours models that fit the
+    training sizes, not models that generalise to larger ones.
 
     ``on_epoch(epoch, train_loss, val_mae, best_val_mae)`` is called after every epoch (the
     CLI shows it in a progress bar). The returned model has the weights of the epoch with the
@@ -54,7 +60,14 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
     config = config or TrainConfig()
     seed_everything(config.seed, config.threads)
     rng = np.random.default_rng(config.seed)
-    train_idx, val_idx, val_problems = split(dataset, config.validation_fraction, rng)
+    if validation is not None:
+        check_signature(validation, dataset.signature, "the validation dataset")
+        train_idx, _, _ = split(dataset, 0.0, rng)
+        val_idx = np.flatnonzero(~validation.dead_end)
+        val_problems = [p.name for p in validation.problems]
+    else:
+        train_idx, val_idx, val_problems = split(dataset, config.validation_fraction, rng)
+    val_data = validation if validation is not None else dataset
     if len(train_idx) == 0:
         raise ValueError("the dataset has no solvable (non-dead-end) states to train on")
     encoding, model = build(config, dataset.signature)
@@ -64,6 +77,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
     # The per-epoch validation error is taken on a fixed sample, so large held-out problems do
     # not dominate the run; the final record reports the whole validation set.
     monitor = val_idx if len(val_idx) else train_idx
+    monitor_data = val_data if len(val_idx) else dataset
     if len(monitor) > config.validation_states:
         monitor = np.sort(rng.choice(monitor, size=config.validation_states, replace=False))
     best = (float("inf"), 0, copy.deepcopy(model.state_dict()))
@@ -84,7 +98,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
             steps += 1
         train_seconds += time.perf_counter() - epoch_start
         model.eval()
-        val_mae = float(np.abs(predict(model, encoding, dataset, monitor) - dataset.value[monitor]).mean())
+        val_mae = float(np.abs(predict(model, encoding, monitor_data, monitor) - monitor_data.value[monitor]).mean())
         if val_mae < best[0]:
             best = (val_mae, epoch, copy.deepcopy(model.state_dict()))
         curve.append([epoch, round(time.perf_counter() - start, 1), round(float(np.mean(losses)), 4), round(val_mae, 4)])
@@ -95,19 +109,19 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None):
     seconds = time.perf_counter() - start
     model.load_state_dict(best[2])
     model.eval()
-    record = _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds)
+    record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds)
     record["curve"] = curve
     record["train_states_per_second"] = round(steps * config.batch_size / max(train_seconds, 1e-9), 1)
     return model, encoding, record
 
 
-def _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, best, epochs, steps, seconds) -> dict:
+def _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epochs, steps, seconds) -> dict:
     import torch
 
-    def errors(indices):
+    def errors(indices, data=dataset):
         if len(indices) == 0:
             return {}
-        err = np.abs(predict(model, encoding, dataset, indices) - dataset.value[indices])
+        err = np.abs(predict(model, encoding, data, indices) - data.value[indices])
         return {"mae": float(err.mean()), "max_error": float(err.max()), "within_0.5": float((err < 0.5).mean())}
 
     return {
@@ -117,7 +131,7 @@ def _record(model, encoding, dataset, config, train_idx, val_idx, val_problems, 
         "best_epoch": best[1],
         "best_validation_mae": best[0],
         "train": errors(train_idx),
-        "validation": errors(val_idx),
+        "validation": errors(val_idx, val_data),
         "train_states": int(len(train_idx)),
         "validation_states": int(len(val_idx)),
         "validation_problems": val_problems,
