@@ -25,6 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "benchmarks"
 WORK = Path("/tmp/gnnplan-zoo")
 
+# Larger instances labelled along optimal plans: extra training data, and the validation set
+# that picks the best epoch (selecting on small held-out problems favours fitting the training
+# sizes over generalising to larger ones). name -> (extra training problems, validation problems)
+OPTIMAL = {
+    "blocks": ([f"ipc-classic/blocks/probBLOCKS-7-{i}.pddl" for i in range(3)],
+               [f"ipc-classic/blocks/probBLOCKS-8-{i}.pddl" for i in range(3)]),
+}
+
 # name -> (domain file, training folder, largest state space to expand, architecture)
 DOMAINS = {
     "blocks": ("ipc-classic/blocks/domain.pddl", "ipc-classic/blocks", 8000, "rgnn"),
@@ -60,12 +68,15 @@ def expandable(folder: str, limit: int, most: int) -> list[Path]:
     return [SHARED / folder / name for _, name in rows]
 
 
-def run(command: list[str], log: Path) -> None:
+def run(command: list[str], log: Path, output: Path | None = None, reuse: bool = False) -> None:
+    """Run ``command`` and log it; with ``reuse``, an existing ``output`` is kept (and logged as such)."""
     line = " ".join(shlex.quote(str(c)) for c in command)
-    print(f"$ {line}", flush=True)
+    reused = reuse and output is not None and output.is_file()
+    print(f"$ {line}" + ("   # reused existing output" if reused else ""), flush=True)
     with log.open("a") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  {line}\n")
-    subprocess.run(command, check=True)
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  {line}{'   # reused existing output' if reused else ''}\n")
+    if not reused:
+        subprocess.run(command, check=True)
 
 
 def main():
@@ -74,6 +85,7 @@ def main():
     parser.add_argument("--minutes", type=float, default=15.0)
     parser.add_argument("--most", type=int, default=40, help="at most this many training problems")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reuse", action="store_true", help="keep dataset files that already exist")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     log = ROOT / "benchmarks" / "zoo" / "commands.log"
@@ -84,9 +96,18 @@ def main():
         if not problems:
             sys.exit(f"{name}: no training problem with a state space of at most {limit} states in the manifest")
         data, checkpoint = WORK / f"{name}.npz", WORK / f"{name}.pt"
-        run(["gnnplan", "dataset", SHARED / domain, *problems, "-o", data], log)
-        run(["gnnplan", "train", data, "-o", checkpoint, "--arch", arch, "--seed", str(args.seed),
-             "--max-seconds", str(int(60 * args.minutes))], log)
+        run(["gnnplan", "dataset", SHARED / domain, *problems, "-o", data], log, data, args.reuse)
+        datasets, validation = [data], []
+        if name in OPTIMAL:
+            extra, valid = OPTIMAL[name]
+            for label, files in (("extra", extra), ("valid", valid)):
+                out = WORK / f"{name}-{label}.npz"
+                run(["gnnplan", "dataset", SHARED / domain, *(SHARED / f for f in files), "--method", "optimal",
+                     "--successor-time-limit", "2", "--plan-time-limit", "120", "-o", out], log, out, args.reuse)
+            datasets.append(WORK / f"{name}-extra.npz")
+            validation = ["--validation-dataset", WORK / f"{name}-valid.npz"]
+        run(["gnnplan", "train", *datasets, "-o", checkpoint, "--arch", arch, "--seed", str(args.seed),
+             "--max-seconds", str(int(60 * args.minutes)), *validation], log)
         run(["gnnplan", "export", checkpoint, "-o", WORK / f"{name}.onnx", "--ship", name], log)
 
 
