@@ -44,7 +44,6 @@ from pathlib import Path
 
 import numpy as np
 
-
 # Fields of the training record kept in the JSON output (those present in this package version).
 RECORD_KEYS = ("seconds", "epochs", "steps", "best_epoch", "train", "train_states_per_second",
                "states_per_second_overall", "curve")
@@ -157,8 +156,8 @@ def fmt(x, digits=3) -> str:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| architecture | training s | epochs (best) | steps | train MAE | val MAE | val max error "
-        "| val exact (\\|V-V*\\| < 0.5) | val MAE straight / detour | policy solved | plan length / optimal |",
+        ("| architecture | training s | epochs (best) | steps | train MAE | val MAE | val max error "
+         "| val exact (\\|V-V*\\| < 0.5) | val MAE straight / detour | policy solved | plan length / optimal |"),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -283,7 +282,7 @@ def main(argv=None) -> int:
             print(f"training {arch} for {args.minutes:g} min (load average {load_average()}) ...", flush=True)
             model, encoding, record = train(train_data, config)
             pred = predict(model, encoding, val_data, val_idx)
-            value_fn = lambda task: TorchValueFunction(model, encoding)  # noqa: E731
+            value_fn = lambda task, model=model, encoding=encoding: TorchValueFunction(model, encoding)
             name = f"R-GNN[{args.t}] (rgnn_t, t={args.t})" if arch == "rgnn_t" else {"rgnn": "R-GNN (rgnn)"}.get(arch, arch)
             row = {
                 "name": name,

@@ -59,7 +59,7 @@ def load_avg() -> str:
 
 
 def fmt(x: float) -> str:
-    if x != x:
+    if np.isnan(x):
         return "n/a"
     if abs(x) >= 1000:
         return f"{x:,.0f}"
@@ -167,7 +167,6 @@ class Sides:
 
     def encode(self, p):
         self.encoding.encode(p["states"])
-        return None
 
 
 VARIANTS = ["ort_full", "torch_full", "ort_model", "torch_model", "encode"]
@@ -219,6 +218,9 @@ def section_throughput(args, collected, sides, log):
     rows, model_rows, diffs = [], [], {}
     for size in args.batch_sizes:
         batches = [sides.prepare(b) for b in make_batches(collected, size, args.seed)]
+        if not batches:
+            log(f"batch {size}: skipped, no problem has {size} collected states (raise --states)")
+            continue
         objects = statistics.mean(s.num_objects for p in batches for s in p["states"])
         variants = {n: getattr(sides, n) for n in VARIANTS}
         outputs = {n: [] for n in ("ort_full", "torch_full", "ort_model", "torch_model")}
@@ -227,8 +229,8 @@ def section_throughput(args, collected, sides, log):
         diff = max(max_diff(outputs["ort_full"], outputs["torch_full"]), max_diff(outputs["ort_model"], outputs["torch_model"]))
         diffs[size] = diff
         rate = {n: totals[n][0] / totals[n][1] for n in totals}
-        per_round = lambda a, b: [tb / ta for ta, tb in zip(totals[a][2], totals[b][2])]  # noqa: E731
-        full_rounds, model_rounds = per_round("ort_full", "torch_full"), per_round("ort_model", "torch_model")
+        full_rounds = [tb / ta for ta, tb in zip(totals["ort_full"][2], totals["torch_full"][2])]
+        model_rounds = [tb / ta for ta, tb in zip(totals["ort_model"][2], totals["torch_model"][2])]
         states = totals["ort_full"][0]
         enc_share_ort = totals["encode"][1] / totals["ort_full"][1]
         log(f"batch {size}: {rounds} rounds, {states} states per variant, mean objects {objects:.1f}, "
@@ -301,6 +303,9 @@ def section_ort_options(args, collected, sides, model_path, log):
         variants[f"{label}|model"] = model_fn
         variants[f"{label}|full"] = full_fn
     batches = [sides.prepare(b) for b in make_batches(collected, 64, args.seed)]
+    if not batches:
+        log("onnxruntime options: skipped, no problem has 64 collected states (raise --states)")
+        return "(skipped)", "no batch of 64"
     outputs = {n: [] for n in variants}
     before = load_avg()
     totals, rounds = time_rounds(variants, batches, args.chunk_states, args.options_seconds, args.min_rounds, outputs)
@@ -339,7 +344,7 @@ def graph_summary(model_path, encoding, collected) -> str:
     feed = encoding.encode(collected[-1][3][:1])
     empty = sum(1 for n in encoding.input_names() if n.startswith("rel_") and feed[n].shape[0] == 0)
     relations = len(encoding.relations)
-    top = lambda c: ", ".join(f"{k} {v}" for k, v in c.most_common(6))  # noqa: E731
+    top = lambda c: ", ".join(f"{k} {v}" for k, v in c.most_common(6))
     return (f"ONNX graph: {len(proto.graph.node)} nodes as exported ({top(ops)}); {len(optimised.graph.node)} after "
             f"onnxruntime's default optimisation ({top(opt_ops)}); {relations} relations (inputs rel_*), of which "
             f"{empty} are empty for a state of {collected[-1][0]}")
@@ -357,6 +362,9 @@ def section_profile(args, collected, sides, model_path, log):
     for size in args.profile_batch_sizes:
         batches = [sides.prepare(b) for b in make_batches(collected, size, args.seed)]
         batches = batches[: max(1, args.profile_states // size)]
+        if not batches:
+            log(f"profile batch {size}: skipped, no batch of that size")
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             options = ort.SessionOptions()
             options.intra_op_num_threads = 1
@@ -470,7 +478,7 @@ def section_policy(args, vf, log):
     from up_gnnplan.problems.loading import load_task
     from up_gnnplan.search import policy_rollout
 
-    rows, totals_rows = [], []
+    rows = []
     problems = [("probBLOCKS-17-0", BLOCKS / "domain.pddl", BLOCKS / "probBLOCKS-17-0.pddl")]
     data = ROOT / "up_gnnplan" / "data" / "blocksworld"
     problems.append(("bundled test-20", data / "domain.pddl", data / "test-20.pddl"))
@@ -589,8 +597,8 @@ def main(argv: list[str] | None = None) -> int:
 
     md = [f"Command: `OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} python benchmarks/runtime_speed.py "
           + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])) + "`", "",
-          f"Date: {started:%Y-%m-%d %H:%M}–{ended:%H:%M} UTC; load average (1/5/15 min) {load_start} at start, {load_avg()} at end; "
-          f"{os.cpu_count()} cpus; torch {torch.__version__}, onnxruntime {onnxruntime.__version__}.", ""]
+          (f"Date: {started:%Y-%m-%d %H:%M}–{ended:%H:%M} UTC; load average (1/5/15 min) {load_start} at start, {load_avg()} at end; "
+           f"{os.cpu_count()} cpus; torch {torch.__version__}, onnxruntime {onnxruntime.__version__}."), ""]
     md += [graph + ".", ""]
     if "full" in out:
         md += ["Evaluated states per second, including `encoding.encode`:", "", out["full"], "",
@@ -600,8 +608,8 @@ def main(argv: list[str] | None = None) -> int:
     if "options" in out:
         md += [f"onnxruntime session options, batch 64 ({out['options_note']}):", "", out["options"], ""]
     if "profile" in out:
-        md += ["onnxruntime profiler (`enable_profiling`; one intra-op thread, default optimisation; the profiler slows "
-               "runs down, so only the shares are meaningful):", "", out["profile"], ""]
+        md += [("onnxruntime profiler (`enable_profiling`; one intra-op thread, default optimisation; the profiler slows "
+                "runs down, so only the shares are meaningful):"), "", out["profile"], ""]
     if "gbfs" in out:
         md += [f"GBFS with the onnxruntime value function (time limit {args.gbfs_seconds:g} s):", "", out["gbfs"], ""]
     if "policy" in out:

@@ -50,7 +50,7 @@ def test_navig_3x3_encodes_under_rgnn_t_with_compose_atoms(tmp_path):
     triples = {tuple(row) for row in first[f"rel_{len(enc.relations) - 1}"].tolist()}
     record = data.problems[data.state_problem[alive[0]]]
     obj = {name: i for i, name in enumerate(record.object_names)}
-    pair = lambda a, b: obj[a] * n + obj[b]  # noqa: E731
+    pair = lambda a, b: obj[a] * n + obj[b]
     for x, nx in (("x1", "x2"), ("x2", "x3")):
         for y in ("y1", "y2", "y3"):
             assert (pair(nx, x), pair(x, y), pair(nx, y)) in triples
@@ -61,7 +61,18 @@ def test_navig_3x3_encodes_under_rgnn_t_with_compose_atoms(tmp_path):
     assert max(arity for _, arity in plain.relations) == 2
 
 
+# Reduced version of benchmarks/navig_expressiveness.py: tiny grids, equal number of epochs (the
+# same gradient steps for both architectures, so training is deterministic and R-GNN[1]'s ~5x
+# higher cost per step does not count against it); about 50 s for rgnn_t and 10 s for rgnn here.
+TRAIN_SIZES, TRAIN_COUNT = [(3, 3)], 25
+VAL_SIZES, VAL_COUNT = [(3, 3), (3, 4), (4, 3)], 4
+HIDDEN, LAYERS, BATCH, LR, EPOCHS = 16, 8, 16, 3e-3, 20
+
+
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 3's claim is not reproduced at this scale: measured validation MAE 0.657 (rgnn_t) vs "
+    "0.903 (rgnn) after 20 epochs, ratio 0.73 > 0.5; see benchmarks/RESULTS.md (Navig-xy section)"))
 def test_rgnn_t_learns_navig_distances_better_than_rgnn(tmp_path):
     from up_gnnplan.training import TrainConfig
     from up_gnnplan.training.loop import predict, train
@@ -72,8 +83,10 @@ def test_rgnn_t_learns_navig_distances_better_than_rgnn(tmp_path):
     mae = {}
     for arch in ("rgnn", "rgnn_t"):
         config = TrainConfig(architecture=arch, t=1, hidden=HIDDEN, layers=LAYERS, batch_size=BATCH, lr=LR,
-                             max_epochs=100_000, max_seconds=SECONDS, patience=100_000, validation_fraction=0.0,
+                             max_epochs=EPOCHS, max_seconds=600.0, patience=EPOCHS, validation_fraction=0.0,
                              seed=0, threads=1)
-        model, encoding, _ = train(train_data, config)
+        model, encoding, record = train(train_data, config)
+        assert record["epochs"] == EPOCHS  # the time cap is only a safety net
         mae[arch] = float(np.abs(predict(model, encoding, val_data, val_idx) - val_data.value[val_idx]).mean())
+    print(f"validation MAE after {EPOCHS} epochs: {mae}")
     assert mae["rgnn_t"] <= 0.5 * mae["rgnn"], mae

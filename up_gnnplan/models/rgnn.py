@@ -89,9 +89,13 @@ class RelationMLPs(nn.Module):
         g = self.groups.index(arity)
         return [self.weights[4 * g + i] for i in range(4)]
 
-    def fused(self, x: torch.Tensor, rid: torch.Tensor, arity: int) -> torch.Tensor:
-        """Apply each atom's relation MLP to ``x`` [K, a*d]; ``rid`` [K] gives slots in the arity group."""
-        w1, b1, w2, b2 = self.params(arity)
+    def fused(self, x: torch.Tensor, rid: torch.Tensor, arity: int, active: torch.Tensor) -> torch.Tensor:
+        """Apply each atom's relation MLP to ``x`` [K, a*d].
+
+        ``active`` [R'] lists the slots (in the arity group) of the relations that have atoms in
+        this batch, and ``rid`` [K] indexes into ``active``: only those relations are computed.
+        """
+        w1, b1, w2, b2 = (w.index_select(0, active) for w in self.params(arity))
         count, width, _ = w1.shape
         pick = rid.view(-1, 1, 1).expand(-1, 1, width)
         y = (x @ w1.permute(1, 0, 2).reshape(width, count * width)).view(-1, count, width)
@@ -150,11 +154,13 @@ class RelationalGNN(nn.Module):
                 members = [r for r, b in enumerate(self.arities) if b == a and relations[r].shape[0] > 0]
                 if members:
                     atoms = torch.cat([relations[r] for r in members])
-                    slots = torch.cat([torch.full((relations[r].shape[0],), self.relation_mlps[0].slot[r], dtype=torch.long) for r in members])
-                    groups.append((a, atoms, slots))
-            targets = torch.cat([atoms.reshape(-1) for _, atoms, _ in groups]) if groups else node_graph[:0]
+                    # Atom i of relation members[j] gets local index j; ``active`` maps j to its slot.
+                    local = torch.cat([torch.full((relations[r].shape[0],), j, dtype=torch.long) for j, r in enumerate(members)])
+                    active = torch.tensor([self.relation_mlps[0].slot[r] for r in members], dtype=torch.long)
+                    groups.append((a, atoms, local, active))
+            targets = torch.cat([atoms.reshape(-1) for _, atoms, _, _ in groups]) if groups else node_graph[:0]
             step = lambda h, nets: torch.cat(  # noqa: E731
-                [nets.fused(h[atoms].flatten(1), slots, a).reshape(-1, d) for a, atoms, slots in groups]
+                [nets.fused(h[atoms].flatten(1), local, a, active).reshape(-1, d) for a, atoms, local, active in groups]
             ) if groups else h[:0]
         aggregator = Aggregator(targets, num_nodes, d, self.aggregation, self.beta)
         for layer in range(self.layers):
