@@ -96,6 +96,8 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
             optimiser.step()
             losses.append(loss.item())
             steps += 1
+            if time.perf_counter() - start > config.max_seconds:
+                break  # the budget holds within an epoch too: large datasets have long epochs
         train_seconds += time.perf_counter() - epoch_start
         model.eval()
         val_mae = float(np.abs(predict(model, encoding, monitor_data, monitor) - monitor_data.value[monitor]).mean())
