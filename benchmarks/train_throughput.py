@@ -120,7 +120,22 @@ def build_states(domain: Path, problems: list[Path]):
 # -- the two sides -----------------------------------------------------------------------------
 
 
-class Ours:
+class Side:
+    """One side of the comparison: the same training and evaluation steps over its own ``predict``."""
+
+    def train_step(self, batch, target):
+        self.model.train()
+        loss = self.loss_fn(self.predict(batch), target)
+        self.optimiser.zero_grad()
+        loss.backward()
+        self.optimiser.step()
+        return loss.item()
+
+    def evaluate(self, batch):
+        return self.predict(batch).numpy()
+
+
+class Ours(Side):
     name = "ours"
 
     def __init__(self, dataset):
@@ -137,20 +152,11 @@ class Ours:
         self.optimiser = torch.optim.Adam(self.model.parameters(), lr=self.config.lr)
         self.loss_fn = torch.nn.L1Loss()
 
-    def train_step(self, batch, target):
-        self.model.train()
-        prediction = self.model(*self.tensors(self.encoding, self.state_inputs(self.dataset, batch)))
-        loss = self.loss_fn(prediction, target)
-        self.optimiser.zero_grad()
-        loss.backward()
-        self.optimiser.step()
-        return loss.item()
-
-    def evaluate(self, batch):
-        return self.model(*self.tensors(self.encoding, self.state_inputs(self.dataset, batch))).numpy()
+    def predict(self, batch):
+        return self.model(*self.tensors(self.encoding, self.state_inputs(self.dataset, batch)))
 
 
-class Reference:
+class Reference(Side):
     name = "reference"
 
     def __init__(self, domain: Path, states, goals, state_problem):
@@ -174,17 +180,8 @@ class Reference:
     def _inputs(self, batch):
         return [(self.states[i], self.goals[self.state_problem[i]]) for i in batch]
 
-    def train_step(self, batch, target):
-        self.model.train()
-        prediction = self.model(self._inputs(batch)).readout("value")
-        loss = self.loss_fn(prediction, target)
-        self.optimiser.zero_grad()
-        loss.backward()
-        self.optimiser.step()
-        return loss.item()
-
-    def evaluate(self, batch):
-        return self.model(self._inputs(batch)).readout("value").numpy()
+    def predict(self, batch):
+        return self.model(self._inputs(batch)).readout("value")
 
 
 # -- timing ------------------------------------------------------------------------------------

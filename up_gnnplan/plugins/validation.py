@@ -15,11 +15,10 @@ def validate_plan(task, plan, ground_actions) -> str | None:
     from unified_planning.engines import ValidationResultStatus
     from unified_planning.engines.plan_validator import SequentialPlanValidator
 
-    from up_gnnplan.states.atoms import StateAtoms
     from up_gnnplan.states.successors import is_goal
 
     problem = task.up_problem
-    if not StateAtoms(task).has_existential_goal:
+    if not task.has_existential_goal:
         result = SequentialPlanValidator(environment=problem.environment).validate(problem, plan)
         return None if result.status == ValidationResultStatus.VALID else (result.reason or "invalid plan")
     from unified_planning.engines.sequential_simulator import UPSequentialSimulator

@@ -14,8 +14,6 @@ predicates and actions back to UP items. Traps handled here:
 
 from __future__ import annotations
 
-import numpy as np
-
 from up_gnnplan.errors import ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source
@@ -117,6 +115,7 @@ class Task:
             )
         check_supported(up_problem, self.source.describe())
         compiled, goal_names = _compile_existential_goals(up_problem)
+        self.has_existential_goal = bool(goal_names)
         self.writer = PDDLWriter(compiled)
         try:
             domain_text = self.writer.get_domain()
@@ -222,7 +221,3 @@ class Task:
     @property
     def num_objects(self) -> int:
         return len(self.objects)
-
-    def object_array(self) -> np.ndarray:
-        """Return the object ids 0..n-1 (for encodings that need them)."""
-        return np.arange(self.num_objects, dtype=np.int64)
