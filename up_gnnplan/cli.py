@@ -139,15 +139,17 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--lr", type=float, default=1e-3, show_default=True, help="Adam learning rate.")
 @click.option("--batch-size", type=int, default=32, show_default=True)
 @click.option("--max-epochs", type=int, default=500, show_default=True)
+@click.option("--epoch-states", type=int, default=8192, show_default=True,
+              help="States per epoch at most (0: all training states); the model is evaluated after each epoch.")
 @click.option("--max-seconds", type=float, default=300.0, show_default=True, help="Wall-clock budget.")
 @click.option("--patience", type=int, default=30, show_default=True, help="Epochs without improvement before stopping.")
 @click.option("--validation-fraction", type=float, default=0.2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="Torch threads (1 is fastest on small graphs).")
-@click.option("--validation-dataset", type=click.Path(dir_okay=False, exists=True),
-              help="Choose the best epoch on this dataset (e.g. larger instances labelled with --method optimal) "
+@click.option("--validation-dataset", "validation_datasets", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Repeatable. Choose the best epoch on this dataset (e.g. larger instances labelled with --method optimal) "
                    "and train on all of DATASETS.")
-def train(datasets, output, validation_dataset, **options):
+def train(datasets, output, validation_datasets, **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
 
     Example: gnnplan train blocks.npz -o blocks.pt --arch rgnn --max-seconds 300
@@ -167,7 +169,12 @@ def train(datasets, output, validation_dataset, **options):
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:
             data.extend(Dataset.load(path, expect=data.signature))
-        validation = Dataset.load(validation_dataset, expect=data.signature) if validation_dataset else None
+        validation = None
+        for path in validation_datasets:
+            if validation is None:
+                validation = Dataset.load(path, expect=data.signature)
+            else:
+                validation.extend(Dataset.load(path, expect=data.signature))
     except GnnplanError as error:
         _fail(error)
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -181,7 +188,7 @@ def train(datasets, output, validation_dataset, **options):
 
         model, encoding, record = run(data, config, on_epoch, validation=validation)
     record["datasets"] = [str(p) for p in datasets]
-    record["validation_dataset"] = validation_dataset
+    record["validation_datasets"] = list(validation_datasets)
     record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
     path = save_checkpoint(output, model, encoding, config, record, data.domain)
     val = record["validation"] or record["train"]

@@ -20,7 +20,9 @@ class TrainConfig:
     loss: str = "l1"  # l1 (paper) | mse
     lr: float = 1e-3  # Adam learning rate
     batch_size: int = 32  # states per optimisation step
-    max_epochs: int = 500  # upper bound on passes over the training states
+    max_epochs: int = 500  # upper bound on epochs (evaluation rounds)
+    epoch_states: int = 8192  # states drawn per epoch, at most (0: as many as there are training states),
+    #                           so that large datasets are still evaluated, and the best model kept, every ~20 s
     max_seconds: float = 300.0  # wall-clock budget of the whole run
     patience: int = 30  # epochs without a better validation error before stopping
     validation_fraction: float = 0.2  # share of problems (or states, with one problem) held out

@@ -42,14 +42,17 @@ class ValueCoveringSampler:
 
     Each batch picks distinct values uniformly (cycling when the batch is larger than the
     number of values), then one random state per picked value. An epoch is as many batches as
-    it takes to draw as many states as there are training states.
+    it takes to draw as many states as there are training states, or ``epoch_states`` when
+    that is smaller (states are drawn with replacement, so an epoch is only an evaluation round).
     """
 
-    def __init__(self, indices: np.ndarray, values: np.ndarray, batch_size: int, rng: np.random.Generator):
+    def __init__(self, indices: np.ndarray, values: np.ndarray, batch_size: int, rng: np.random.Generator,
+                 epoch_states: int = 0):
         self.batch_size, self.rng = batch_size, rng
         keys = np.round(values[indices], 6)
         self.groups = [indices[keys == v] for v in np.unique(keys)]
-        self.batches_per_epoch = max(1, int(np.ceil(len(indices) / batch_size)))
+        states = min(len(indices), epoch_states) if epoch_states > 0 else len(indices)
+        self.batches_per_epoch = max(1, int(np.ceil(states / batch_size)))
 
     def epoch(self):
         """Yield the index arrays of one epoch's batches."""

@@ -73,7 +73,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     encoding, model = build(config, dataset.signature)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
     loss_fn = torch.nn.L1Loss() if config.loss == "l1" else torch.nn.MSELoss()
-    sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng)
+    sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng, config.epoch_states)
     # The per-epoch validation error is taken on a fixed sample, so large held-out problems do
     # not dominate the run; the final record reports the whole validation set.
     monitor = val_idx if len(val_idx) else train_idx
