@@ -49,6 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
+from up_gnnplan.encodings.packing import pack
+
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKS = ROOT.parent / "shared" / "benchmarks" / "ipc-classic" / "blocks"
 DEFAULT_CHECKPOINT = Path("/tmp/gnnplan-zoo/blocks.pt")
@@ -140,14 +142,20 @@ class Sides:
         import torch
 
         self.vf, self.model, self.encoding, self.torch = vf, model, encoding, torch
-        self.names = encoding.input_names()
-        assert self.names == vf.input_names
+        self.names = encoding.input_names()  # torch's inputs: one per relation
+        if not vf.packed:
+            assert self.names == vf.input_names
+
+    def runtime_feed(self, feed):
+        """The onnxruntime inputs: the packed per-arity layout when the file has it."""
+        if self.vf.packed:
+            feed = pack(feed, self.encoding.relations, len(feed["node_graph"]))
+        return {n: feed[n] for n in self.vf.input_names}
 
     def prepare(self, batch):
         feed = self.encoding.encode(batch)
-        feed = {n: feed[n] for n in self.names}
         tensors = [self.torch.from_numpy(feed[n]) for n in self.names]
-        return {"states": batch, "feed": feed, "tensors": tensors}
+        return {"states": batch, "feed": self.runtime_feed(feed), "tensors": tensors}
 
     def ort_full(self, p):
         return self.vf(p["states"])
@@ -166,7 +174,7 @@ class Sides:
             return self.model(*p["tensors"]).numpy()
 
     def encode(self, p):
-        self.encoding.encode(p["states"])
+        self.runtime_feed(self.encoding.encode(p["states"]))
 
 
 VARIANTS = ["ort_full", "torch_full", "ort_model", "torch_model", "encode"]
@@ -297,8 +305,7 @@ def section_ort_options(args, collected, sides, model_path, log):
             return s.run(["value"], p["feed"])[0]
 
         def full_fn(p, s=s):
-            feed = encoding.encode(p["states"])
-            return s.run(["value"], {n: feed[n] for n in names})[0]
+            return s.run(["value"], sides.runtime_feed(encoding.encode(p["states"])))[0]
 
         variants[f"{label}|model"] = model_fn
         variants[f"{label}|full"] = full_fn
@@ -459,6 +466,8 @@ def instrumented_policy(task, vf, max_steps: int):
         batch = inputs([s for _, s, _ in options])
         t2 = clock()
         feed = vf.encoding.encode(batch)
+        if vf.packed:
+            feed = pack(feed, vf.encoding.relations, len(feed["node_graph"]))
         t3 = clock()
         values = vf.session.run(["value"], {n: feed[n] for n in names})[0]
         t4 = clock()

@@ -14,6 +14,8 @@ import numpy as np
 
 from up_gnnplan import __version__, model_format
 from up_gnnplan.encodings.base import StateInput
+from up_gnnplan.encodings.packing import pack, packed_names
+from up_gnnplan.encodings.rgnn import FIXED_INPUTS
 from up_gnnplan.states.atoms import Atoms
 
 OPSET = 18  # ScatterElements with reduction="max" (smooth max) needs opset 18
@@ -42,12 +44,21 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
     import onnx
     import torch
 
+    from up_gnnplan.models.rgnn import PackedRGNN, RelationalGNN
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     names = encoding.input_names()
     batch = encoding.encode(example_states(encoding.signature))
+    layout = "per-relation"
+    if isinstance(model, RelationalGNN):  # R-GNN and R-GNN[t]: one padded input per arity
+        layout = "packed"
+        batch = pack(batch, encoding.relations, len(batch["node_graph"]))
+        names = FIXED_INPUTS + packed_names(encoding.relations)
+        model = PackedRGNN(model)
     tensors = tuple(torch.from_numpy(batch[name]) for name in names)
     dynamic = {name: {0: f"{name}_0"} for name in names}
+    dynamic.update({name: {0: f"{name}_0", 1: f"{name}_1"} for name in names if name.startswith("arity_")})
     if "edge_index" in dynamic:
         dynamic["edge_index"] = {1: "edges"}
     dynamic["value"] = {0: "states"}
@@ -69,6 +80,7 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
         "package_version": __version__,
         "opset": OPSET,
         "input_names": names,
+        "layout": layout,
     }
     del proto.metadata_props[:]
     for key, value in metadata.items():

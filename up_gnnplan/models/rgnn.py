@@ -22,9 +22,31 @@ from torch import nn
 AGGREGATIONS = ("smoothmax", "max", "sum", "mean")
 
 
+def mish(x: torch.Tensor) -> torch.Tensor:
+    """Mish, ``x tanh(softplus(x))``; exported as ``x n / (n + 2)`` with ``n = e^x (e^x + 2)``.
+
+    The two are equal (``tanh(log(1 + e^x)) = n / (n + 2)``); onnxruntime runs torch's export
+    of Mish (Softplus, Tanh, Mul) 2.6x slower than the exponential form on this machine
+    (benchmarks/RESULTS.md), and Softplus was 40% of the time of a batch of 64 states.
+    Arguments are capped at 20 before the exponential (there the ratio is 1 to float precision).
+    """
+    if torch.onnx.is_in_onnx_export():
+        e = torch.exp(torch.clamp(x, max=20.0))
+        n = e * (e + 2.0)
+        return x * n / (n + 2.0)
+    return torch.nn.functional.mish(x)
+
+
+class Mish(nn.Module):
+    """:func:`mish` as a module (no parameters: checkpoints of ``nn.Mish`` models load unchanged)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return mish(x)
+
+
 def mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
     """Return Linear → Mish → Linear."""
-    return nn.Sequential(nn.Linear(inputs, hidden), nn.Mish(), nn.Linear(hidden, outputs))
+    return nn.Sequential(nn.Linear(inputs, hidden), Mish(), nn.Linear(hidden, outputs))
 
 
 class Aggregator:
@@ -107,7 +129,15 @@ class RelationMLPs(nn.Module):
         """Apply relation ``relation``'s MLP to ``x`` [k, a*d]."""
         w1, b1, w2, b2 = self.params(self.arities[relation])
         slot = self.slot[relation]
-        return torch.nn.functional.mish(x @ w1[slot] + b1[slot]) @ w2[slot] + b2[slot]
+        return mish(x @ w1[slot] + b1[slot]) @ w2[slot] + b2[slot]
+
+    def packed(self, x: torch.Tensor, weights) -> torch.Tensor:
+        """Apply stacked relation MLPs to their own rows: ``x`` [R', M, a*d] → [R', M, a*d].
+
+        ``weights`` are this arity's (w1, b1, w2, b2) with the R' relations selected.
+        """
+        w1, b1, w2, b2 = weights
+        return mish(x @ w1 + b1.unsqueeze(1)) @ w2 + b2.unsqueeze(1)
 
 
 class RelationalGNN(nn.Module):
@@ -169,10 +199,50 @@ class RelationalGNN(nn.Module):
             h = h + self.update_mlps[weights](torch.cat([h, agg], dim=1))
         return h
 
-    def forward(self, node_graph, readout_nodes, readout_graph, graph_index, *relations):
-        h = self.embed(node_graph, list(relations))
+    def embed_packed(self, node_graph: torch.Tensor, groups: list[torch.Tensor], active: list[torch.Tensor]) -> torch.Tensor:
+        """:meth:`embed` on the packed layout (:mod:`up_gnnplan.encodings.packing`).
+
+        ``groups[i]`` [R', M, a] holds the atoms of the relations ``active[i]`` [R'] of the
+        i-th arity, padded with the index N of a dummy node: it has a zero embedding and its
+        messages land in an extra row that is dropped, so the result equals :meth:`embed`'s.
+        """
+        num_nodes, d = node_graph.shape[0], self.hidden
+        h = torch.zeros((num_nodes, d), dtype=torch.float32, device=node_graph.device)
+        pad = h[:1] * 0.0
+        arities = self.relation_mlps[0].groups
+        targets = torch.cat([g.reshape(-1) for g in groups])
+        aggregator = Aggregator(targets, num_nodes + 1, d, self.aggregation, self.beta)
+        # The weights of the relations present, selected once (once per layer without sharing).
+        selected = [[[w.index_select(0, act) for w in nets.params(a)] for a, act in zip(arities, active)]
+                    for nets in self.relation_mlps]
+        for layer in range(self.layers):
+            k = 0 if self.share_weights else layer
+            padded = torch.cat([h, pad])
+            messages = [self.relation_mlps[k].packed(padded[g].reshape(g.shape[0], -1, a * d), w).reshape(-1, d)
+                        for a, g, w in zip(arities, groups, selected[k])]
+            agg = aggregator(torch.cat(messages))[:num_nodes]
+            h = h + self.update_mlps[k](torch.cat([h, agg], dim=1))
+        return h
+
+    def readout_values(self, h, readout_nodes, readout_graph, graph_index):
         # scatter_add, not index_add: torch's ONNX exporter turns index_add with repeated
         # indices into a last-write-wins scatter, which silently breaks the sum.
         index = readout_graph.unsqueeze(1).expand(-1, self.hidden)
         pooled = h.new_zeros((graph_index.shape[0], self.hidden)).scatter_add(0, index, h[readout_nodes])
         return self.readout(pooled).squeeze(-1)
+
+    def forward(self, node_graph, readout_nodes, readout_graph, graph_index, *relations):
+        h = self.embed(node_graph, list(relations))
+        return self.readout_values(h, readout_nodes, readout_graph, graph_index)
+
+
+class PackedRGNN(nn.Module):
+    """The same network taking the packed layout (``arity_a``, ``active_a`` inputs per arity); what gets exported."""
+
+    def __init__(self, model: RelationalGNN):
+        super().__init__()
+        self.model = model
+
+    def forward(self, node_graph, readout_nodes, readout_graph, graph_index, *packed):
+        h = self.model.embed_packed(node_graph, list(packed[0::2]), list(packed[1::2]))
+        return self.model.readout_values(h, readout_nodes, readout_graph, graph_index)

@@ -16,6 +16,7 @@ import numpy as np
 
 from up_gnnplan import model_format
 from up_gnnplan.encodings.base import StateInput
+from up_gnnplan.encodings.packing import pack, packed_names
 from up_gnnplan.errors import GnnplanError
 from up_gnnplan.states.signature import PredicateSignature
 
@@ -82,7 +83,11 @@ class OnnxValueFunction:
         name = encoding.pop("encoding")
         self.signature = PredicateSignature.from_json(encoding.pop("signature"))
         self.encoding = make_encoding(name, self.signature, **encoding)
+        # Packed layout (R-GNN files since 0.1): relations stacked per arity, see encodings.packing.
+        self.packed = meta.get("layout") == "packed"
         self.input_names = self.encoding.input_names()
+        if self.packed:
+            self.input_names = [n for n in self.input_names if not n.startswith("rel_")] + packed_names(self.encoding.relations)
         expected = [i.name for i in self.session.get_inputs()]
         if expected != self.input_names:
             raise ModelError(f"{self.path}: inputs {expected} do not match its encoding's {self.input_names}")
@@ -107,4 +112,6 @@ class OnnxValueFunction:
     def __call__(self, inputs: list[StateInput]) -> np.ndarray:
         """Return one value per state; all states are evaluated in one session call."""
         feed = self.encoding.encode(inputs)
+        if self.packed:
+            feed = pack(feed, self.encoding.relations, len(feed["node_graph"]))
         return self.session.run(["value"], {name: feed[name] for name in self.input_names})[0]
