@@ -125,3 +125,19 @@ def test_unknown_mode_is_a_usage_error():
 
     with pytest.raises(UPUsageError):
         GnnplanEngine(mode="astar")
+
+
+def test_sessions_are_reused_across_solves_until_the_file_changes(tmp_path):
+    import os
+
+    from up_gnnplan.runtime import load_value_function
+
+    problem = bundled_problem()
+    path = untrained_model(problem, tmp_path / "m.onnx")
+    first = load_value_function(path)
+    assert load_value_function(path) is first
+    assert GnnplanEngine(model=str(path), mode="gbfs").solve(problem, timeout=60).status == Status.SOLVED_SATISFICING
+    assert load_value_function(path) is first
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert load_value_function(path) is not first

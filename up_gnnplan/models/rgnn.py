@@ -208,7 +208,7 @@ class RelationalGNN(nn.Module):
         """
         num_nodes, d = node_graph.shape[0], self.hidden
         h = torch.zeros((num_nodes, d), dtype=torch.float32, device=node_graph.device)
-        pad = h[:1] * 0.0
+        pad = torch.zeros((1, d), dtype=torch.float32, device=node_graph.device)  # the dummy node (also with no objects)
         arities = self.relation_mlps[0].groups
         targets = torch.cat([g.reshape(-1) for g in groups])
         aggregator = Aggregator(targets, num_nodes + 1, d, self.aggregation, self.beta)

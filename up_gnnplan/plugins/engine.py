@@ -138,7 +138,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
     def _value_function(self, task):
         """Return the ONNX value function for ``task``: the chosen model, or the shipped one."""
         from up_gnnplan.models_zoo import find_model, resolve
-        from up_gnnplan.runtime import ModelError, OnnxValueFunction
+        from up_gnnplan.runtime import ModelError, load_value_function
 
         path = resolve(self.model) if self.model else find_model(task.signature)
         if path is None:
@@ -148,6 +148,6 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                 "`gnnplan dataset`, `gnnplan train` and `gnnplan export`, then pass "
                 "params={'model': 'path/to/model.onnx'}"
             )
-        value_fn = OnnxValueFunction(path, threads=self.threads)
+        value_fn = load_value_function(path, threads=self.threads)
         value_fn.check_signature(task.signature, task.source.describe())
         return value_fn
