@@ -298,19 +298,30 @@ def solve(files, example, model, mode, timeout, max_steps, plan_file):
 
 
 @main.command()
-def models():
-    """List the shipped models and what they were trained on."""
+@click.option("--markdown", is_flag=True, help="Print a markdown table (as in the README).")
+def models(markdown):
+    """List the shipped models, what they were trained on, and their measured coverage."""
     from up_gnnplan.models_zoo import entries
 
     shipped = entries()
     if not shipped:
         click.echo("no shipped models")
         return
+    if markdown:
+        click.echo("| model | domain | arch | training problems | minutes | validation problems | validation MAE | coverage |")
+        click.echo("|---|---|---|---:|---:|---|---:|---|")
     for entry in shipped:
         record = entry.get("training", {})
-        click.echo(f"{entry['name']:<14} {entry['architecture']:<7} domain '{entry['domain']}', trained "
-                   f"{record.get('minutes', '?')} min on {record.get('data', '?')}, validation MAE "
-                   f"{record.get('validation_mae', '?')}; coverage {entry.get('coverage', 'not measured')}")
+        problems = len(record.get("problems") or [])
+        validation = ", ".join(record.get("validation_problems") or []) or "held-out training problems"
+        coverage = entry.get("coverage", "not measured")
+        if markdown:
+            click.echo(f"| {entry['name']} | {entry['domain']} | {entry['architecture']} | {problems} | "
+                       f"{record.get('minutes', '?')} | {validation} | {record.get('validation_mae', '?')} | {coverage} |")
+        else:
+            click.echo(f"{entry['name']}: {entry['architecture']} for domain '{entry['domain']}', trained "
+                       f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "
+                       f"validation MAE {record.get('validation_mae', '?')} on {validation}\n    coverage: {coverage}")
 
 
 @main.command()
