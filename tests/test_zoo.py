@@ -1,0 +1,45 @@
+"""The shipped models: every index entry names a loadable ONNX file of its own domain, with the
+training record the project promises (command, data, seed, minutes, validation error)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from up_gnnplan.cli import main
+from up_gnnplan.models_zoo import entries, find_model, zoo_dir
+from up_gnnplan.runtime import OnnxValueFunction
+from up_gnnplan.states import PredicateSignature
+
+SHIPPED = entries()
+
+
+def test_there_are_shipped_models():
+    assert SHIPPED, "the package must ship pretrained models"
+
+
+@pytest.mark.parametrize("entry", SHIPPED, ids=[e["name"] for e in SHIPPED])
+def test_entry_matches_its_file(entry):
+    path = zoo_dir() / entry["file"]
+    assert path.is_file()
+    runtime = OnnxValueFunction(path)
+    signature = PredicateSignature.from_json(entry["signature"])
+    assert runtime.signature == signature
+    assert runtime.architecture == entry["architecture"]
+    assert find_model(signature) == path  # found by the predicates of its domain alone
+    record = entry["training"]
+    assert record["command"].startswith("gnnplan train ")
+    for key in ("problems", "seed", "minutes", "validation_mae", "torch"):
+        assert record.get(key) not in (None, "", []), key
+
+
+def test_signatures_are_unique():
+    signatures = [tuple(map(tuple, e["signature"])) for e in SHIPPED]
+    assert len(signatures) == len(set(signatures))
+
+
+def test_models_command_lists_every_entry():
+    result = CliRunner().invoke(main, ["models", "--markdown"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("| ") and not line.startswith("| model")]
+    assert sorted(r.split(" | ")[0][2:] for r in rows) == sorted(e["name"] for e in SHIPPED)
