@@ -20,6 +20,57 @@ from up_gnnplan.compare.report import write_reports
 EVAL = Path(__file__).resolve().parent / "zoo" / "eval"
 
 
+def failure_table(records, baseline: str) -> str:
+    """Why the greedy policy failed where it did, per domain, from the recorded step counts.
+
+    The policy stops at the goal, after 1000 steps, or when every successor has been visited.
+    ``step limit`` and ``dead end`` (no unvisited successor) are failures of the learned value
+    (it leads the policy astray); ``timeout`` is the time limit, with the steps taken by then
+    compared with the baseline's plan length on the same task: many more steps than that plan
+    has means the policy was wandering (model error), fewer means steps were too slow.
+    """
+    from collections import defaultdict
+
+    plans = {(r["domain"], r["problem"]): r["plan_length"] for r in records
+             if r["engine"] == baseline and r["solved"] and r.get("plan_length")}
+    rows = defaultdict(lambda: defaultdict(int))
+    wander, slow, ms = defaultdict(int), defaultdict(int), defaultdict(list)
+    for r in records:
+        if r["engine"] != "gnnplan:policy":
+            continue
+        d = r["domain"]
+        rows[d]["tasks"] += 1
+        steps = r.get("expanded") or 0
+        if steps and r.get("solve_time"):
+            ms[d].append(1000 * r["solve_time"] / steps)
+        if r["solved"]:
+            rows[d]["solved"] += 1
+        elif r["status"] == "timeout":
+            rows[d]["timeout"] += 1
+            reference = plans.get((d, r["problem"]))
+            if reference and steps > 2 * reference:
+                wander[d] += 1
+            else:
+                slow[d] += 1
+        elif steps >= 1000:
+            rows[d]["step limit"] += 1
+        elif r["status"] == "unsolvable_incompletely":
+            rows[d]["dead end"] += 1
+        else:
+            rows[d][r["status"]] += 1
+    lines = ["# Why the greedy policy failed", "",
+             "| domain | tasks | solved | step limit (1000) | dead end (all successors visited) | "
+             "timeout, > 2x the baseline's plan length in steps | timeout, fewer steps | other | ms per step (median) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for d in sorted(rows):
+        row = rows[d]
+        other = row["tasks"] - row["solved"] - row["step limit"] - row["dead end"] - row["timeout"]
+        median = sorted(ms[d])[len(ms[d]) // 2] if ms[d] else float("nan")
+        lines.append(f"| {d} | {row['tasks']} | {row['solved']} | {row['step limit']} | {row['dead end']} | "
+                     f"{wander[d]} | {slow[d]} | {other} | {median:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="*", type=Path, help="evaluation folders (default: all under benchmarks/zoo/eval)")
@@ -33,7 +84,11 @@ def main():
         raise SystemExit(f"no results.jsonl under {', '.join(map(str, folders)) or EVAL}")
     engines = sorted({r["engine"] for r in records}, key=lambda e: (e == args.baseline, e))
     summary, files = write_reports(records, args.output, engines, args.baseline)
+    failures = failure_table(records, args.baseline)
+    (args.output / "failures.md").write_text(failures)
+    files.append(args.output / "failures.md")
     print(summary)
+    print(failures)
     print("wrote " + ", ".join(str(f) for f in files))
 
 
