@@ -49,6 +49,11 @@ def main():
     parser.add_argument("--policy-time-limit", type=float, default=60.0)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/gnnplan-bench"))
     parser.add_argument("--json", type=Path, help="write the full result here")
+    parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more training datasets (.npz)")
+    parser.add_argument("--validation", type=Path, nargs="*", default=[],
+                        help="validation datasets (.npz, e.g. larger problems labelled along optimal plans); "
+                             "default: held-out training problems")
+    parser.add_argument("--test-limit", type=int, help="only the first N test problems")
     args = parser.parse_args()
 
     import torch
@@ -67,6 +72,14 @@ def main():
     start = time.perf_counter()
     data = Dataset.load(cached) if cached.is_file() else build_dataset(preset["domain"], preset["train"])
     data.save(cached)
+    for path in args.extra:
+        data.extend(Dataset.load(path, expect=data.signature))
+    validation = None
+    for path in args.validation:
+        if validation is None:
+            validation = Dataset.load(path, expect=data.signature)
+        else:
+            validation.extend(Dataset.load(path, expect=data.signature))
     print(f"dataset: {len(data)} states from {len(data.problems)} problems ({time.perf_counter() - start:.1f} s)")
 
     config = TrainConfig(architecture=args.arch, t=args.t, hidden=args.hidden, layers=args.layers,
@@ -79,12 +92,12 @@ def main():
         curve.append((time.perf_counter() - t0, epoch, loss, val))
         print(f"  epoch {epoch:3d}  {curve[-1][0]:6.0f} s  loss {loss:.3f}  val MAE {val:.3f}", flush=True)
 
-    model, encoding, record = train(data, config, on_epoch)
+    model, encoding, record = train(data, config, on_epoch, validation=validation)
     reach = {m: next((round(t, 1) for t, _, _, v in curve if v <= m), None) for m in args.target_mae}
 
     value_fn = TorchValueFunction(model, encoding)
     runs = []
-    for problem in preset["test"]:
+    for problem in preset["test"][: args.test_limit]:
         task = load_task(preset["domain"], problem)
         result = policy_rollout(task, value_fn, time_limit=args.policy_time_limit)
         runs.append({"problem": problem.name, "objects": task.num_objects, "status": result.status.value,
