@@ -78,7 +78,9 @@ def main():
     parser.add_argument("--baseline", default="fast-downward")
     args = parser.parse_args()
     folders = args.folders or sorted(p.parent for p in EVAL.glob("*/results.jsonl") if p.parent != args.output)
-    records = [json.loads(line) for folder in folders
+    # Domains are named after their evaluation folder (= the shipped model's name), not after the
+    # folder of the domain file (generated domains keep theirs in .../train/).
+    records = [{**json.loads(line), "domain": folder.name} for folder in folders
                for line in (folder / "results.jsonl").read_text().splitlines() if line.strip()]
     if not records:
         raise SystemExit(f"no results.jsonl under {', '.join(map(str, folders)) or EVAL}")
