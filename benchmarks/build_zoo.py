@@ -206,6 +206,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per evaluation task")
     parser.add_argument("--reuse", action="store_true", help="keep dataset files that already exist")
     parser.add_argument("--skip-train", action="store_true", help="only evaluate the shipped model")
+    parser.add_argument("--report-only", action="store_true",
+                        help="only record the coverage of an evaluation already in benchmarks/zoo/eval/NAME")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     log = ROOT / "benchmarks" / "zoo" / "commands.log"
@@ -220,6 +222,9 @@ def main():
                         f"benchmarks/build_zoo.py (generate_splits) into {WORK / 'gen' / name}\n")
         else:
             domain, tests = SHARED / spec.domain, test_problems(spec, args.eval_count)
+        if args.report_only:
+            print(record_coverage(name, EVAL / name, spec, args.timeout), flush=True)
+            continue
         if not args.skip_train:
             if spec.generator:
                 problems, candidates = splits["train"], splits["larger"]
