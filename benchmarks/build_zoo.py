@@ -206,6 +206,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per evaluation task")
     parser.add_argument("--reuse", action="store_true", help="keep dataset files that already exist")
     parser.add_argument("--skip-train", action="store_true", help="only evaluate the shipped model")
+    parser.add_argument("--from-checkpoint", action="store_true",
+                        help="export, ship and evaluate the checkpoint already trained in /tmp/gnnplan-zoo")
     parser.add_argument("--report-only", action="store_true",
                         help="only record the coverage of an evaluation already in benchmarks/zoo/eval/NAME")
     args = parser.parse_args()
@@ -225,7 +227,9 @@ def main():
         if args.report_only:
             print(record_coverage(name, EVAL / name, spec, args.timeout), flush=True)
             continue
-        if not args.skip_train:
+        if args.from_checkpoint:
+            run(["gnnplan", "export", WORK / f"{name}.pt", "-o", WORK / f"{name}.onnx", "--ship", name], log)
+        elif not args.skip_train:
             if spec.generator:
                 problems, candidates = splits["train"], splits["larger"]
             else:
