@@ -308,16 +308,19 @@ def models(markdown):
         click.echo("no shipped models")
         return
     if markdown:
-        click.echo("| model | domain | arch | training problems | minutes | validation problems | validation MAE | coverage |")
-        click.echo("|---|---|---|---:|---:|---|---:|---|")
+        click.echo("| model | domain | arch | training problems | minutes | states trained (per s) | validation problems "
+                   "| validation MAE | coverage |")
+        click.echo("|---|---|---|---:|---:|---:|---|---:|---|")
     for entry in shipped:
         record = entry.get("training", {})
         problems = len(record.get("problems") or [])
         validation = ", ".join(record.get("validation_problems") or []) or "held-out training problems"
         coverage = entry.get("coverage", "not measured")
+        seen = (f"{record['states_trained']:,} ({record.get('train_states_per_second', 0):.0f})"
+                if record.get("states_trained") else "?")
         if markdown:
             click.echo(f"| {entry['name']} | {entry['domain']} | {entry['architecture']} | {problems} | "
-                       f"{record.get('minutes', '?')} | {validation} | {record.get('validation_mae', '?')} | {coverage} |")
+                       f"{record.get('minutes', '?')} | {seen} | {validation} | {record.get('validation_mae', '?')} | {coverage} |")
         else:
             click.echo(f"{entry['name']}: {entry['architecture']} for domain '{entry['domain']}', trained "
                        f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "

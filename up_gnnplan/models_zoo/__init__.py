@@ -64,6 +64,8 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
             "seed": config.seed,
             "minutes": round(record["seconds"] / 60, 1),
             "epochs": record.get("epochs"),
+            "states_trained": record.get("steps", 0) * config.batch_size,  # optimisation steps x batch size
+            "train_states_per_second": record.get("train_states_per_second"),
             "best_epoch": record.get("best_epoch"),
             "validation_problems": record.get("validation_problems"),
             "validation_mae": round(validation.get("mae", float("nan")), 3),
