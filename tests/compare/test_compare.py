@@ -149,8 +149,10 @@ def test_crash_and_memout_are_recorded_and_the_run_goes_on(tmp_path):
     assert second["status"] == "solved_satisficing" and second["valid"]
     memout, = run_tasks(solved, tmp_path / "small", memory_mb=100, progress=False)
     # Out of memory surfaces as a MemoryError (memout) or, when native code fails to allocate
-    # (seen in a fresh virtual environment), as a dead process (crash); either is recorded.
-    assert memout["status"] in ("memout", "crash") and memout["error"]
+    # (seen in a fresh virtual environment), as a dead process (crash); on a loaded machine the
+    # starved process has also been seen to stall until it was killed at the time limit
+    # (timeout). Each is recorded with its reason, and never as solved.
+    assert memout["status"] in ("memout", "crash", "timeout") and memout["error"] and not memout["solved"]
     assert memout["status"] != "memout" or "MemoryError" in memout["error"]
 
 
