@@ -39,6 +39,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--policy-time-limit", type=float, default=30.0)
+    parser.add_argument("--test-limit", type=int, help="only the first N test problems (0: no policy runs)")
     parser.add_argument("--only", nargs="*", help="names of configurations to run (default: all)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/gnnplan-sweep"))
     parser.add_argument("--zoo", type=Path, default=Path("/tmp/gnnplan-zoo"))
@@ -53,6 +54,8 @@ def main():
         command = [sys.executable, str(HERE / "train_eval.py"), "--preset", "blocks2000", "--minutes", str(args.minutes),
                    "--policy-time-limit", str(args.policy_time_limit), "--extra", str(args.zoo / "blocks-extra.npz"),
                    "--validation", str(args.zoo / "blocks-valid.npz"), "--json", str(out), *options]
+        if args.test_limit is not None:
+            command += ["--test-limit", str(args.test_limit)]
         print("$ " + " ".join(command), flush=True)
         subprocess.run(command, check=True)
         result = json.loads(out.read_text())
