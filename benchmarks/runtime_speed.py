@@ -149,7 +149,7 @@ class Sides:
     def runtime_feed(self, feed):
         """The onnxruntime inputs: the packed per-arity layout when the file has it."""
         if self.vf.packed:
-            feed = pack(feed, self.encoding.relations, len(feed["node_graph"]))
+            feed = pack(feed, self.encoding.relations)
         return {n: feed[n] for n in self.vf.input_names}
 
     def prepare(self, batch):
@@ -467,7 +467,7 @@ def instrumented_policy(task, vf, max_steps: int):
         t2 = clock()
         feed = vf.encoding.encode(batch)
         if vf.packed:
-            feed = pack(feed, vf.encoding.relations, len(feed["node_graph"]))
+            feed = pack(feed, vf.encoding.relations)
         t3 = clock()
         values = vf.session.run(["value"], {n: feed[n] for n in names})[0]
         t4 = clock()

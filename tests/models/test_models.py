@@ -255,13 +255,13 @@ def test_exported_file_matches_torch_through_the_runtime(key, tmp_path):
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
 def test_packed_layout_equals_training_path(aggregation, domain_states):
     """``embed_packed`` (padded per-arity stacks, dummy node) gives the training path's values."""
-    from up_gnnplan.encodings.packing import pack, packed_names
+    from up_gnnplan.encodings.packing import pack, packed_input_names
     from up_gnnplan.models.rgnn import PackedRGNN
 
     signature, states = domain_states
     encoding, model = build("rgnn", signature, seed=2, aggregation=aggregation)
-    batch = pack(encoding.encode(states), encoding.relations, sum(s.num_objects for s in states))
-    names = [n for n in encoding.input_names() if not n.startswith("rel_")] + packed_names(encoding.relations)
+    batch = pack(encoding.encode(states), encoding.relations)
+    names = packed_input_names(encoding)
     with torch.no_grad():
         packed = PackedRGNN(model)(*(torch.from_numpy(batch[n]) for n in names))
     torch.testing.assert_close(packed, values(model, encoding, states), rtol=1e-5, atol=1e-5)

@@ -26,8 +26,14 @@ def packed_names(relations) -> list[str]:
     return [f"{kind}_{a}" for a, _ in arity_groups(relations) for kind in ("arity", "active")]
 
 
-def pack(feed: dict[str, np.ndarray], relations, num_nodes: int) -> dict[str, np.ndarray]:
+def packed_input_names(encoding) -> list[str]:
+    """The inputs of a packed model: the encoding's inputs with the ``rel_r`` replaced by the packed ones."""
+    return [n for n in encoding.input_names() if not n.startswith("rel_")] + packed_names(encoding.relations)
+
+
+def pack(feed: dict[str, np.ndarray], relations) -> dict[str, np.ndarray]:
     """Turn the ``rel_r`` arrays of ``feed`` into ``arity_a`` and ``active_a`` arrays (others kept)."""
+    num_nodes = len(feed["node_graph"])  # the index of the dummy node
     out = {k: v for k, v in feed.items() if not k.startswith("rel_")}
     for a, members in arity_groups(relations):
         active = [slot for slot, r in enumerate(members) if len(feed[f"rel_{r}"])] or [0]

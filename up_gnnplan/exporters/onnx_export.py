@@ -14,8 +14,7 @@ import numpy as np
 
 from up_gnnplan import __version__, model_format
 from up_gnnplan.encodings.base import StateInput
-from up_gnnplan.encodings.packing import pack, packed_names
-from up_gnnplan.encodings.rgnn import FIXED_INPUTS
+from up_gnnplan.encodings.packing import pack, packed_input_names
 from up_gnnplan.states.atoms import Atoms
 
 OPSET = 18  # ScatterElements with reduction="max" (smooth max) needs opset 18
@@ -53,8 +52,8 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
     layout = "per-relation"
     if isinstance(model, RelationalGNN):  # R-GNN and R-GNN[t]: one padded input per arity
         layout = "packed"
-        batch = pack(batch, encoding.relations, len(batch["node_graph"]))
-        names = FIXED_INPUTS + packed_names(encoding.relations)
+        batch = pack(batch, encoding.relations)
+        names = packed_input_names(encoding)
         model = PackedRGNN(model)
     tensors = tuple(torch.from_numpy(batch[name]) for name in names)
     dynamic = {name: {0: f"{name}_0"} for name in names}

@@ -17,7 +17,7 @@ import numpy as np
 
 from up_gnnplan import model_format
 from up_gnnplan.encodings.base import StateInput
-from up_gnnplan.encodings.packing import pack, packed_names
+from up_gnnplan.encodings.packing import pack, packed_input_names
 from up_gnnplan.errors import GnnplanError
 from up_gnnplan.states.signature import PredicateSignature
 
@@ -86,9 +86,7 @@ class OnnxValueFunction:
         self.encoding = make_encoding(name, self.signature, **encoding)
         # Packed layout (R-GNN files since 0.1): relations stacked per arity, see encodings.packing.
         self.packed = meta.get("layout") == "packed"
-        self.input_names = self.encoding.input_names()
-        if self.packed:
-            self.input_names = [n for n in self.input_names if not n.startswith("rel_")] + packed_names(self.encoding.relations)
+        self.input_names = packed_input_names(self.encoding) if self.packed else self.encoding.input_names()
         expected = [i.name for i in self.session.get_inputs()]
         if expected != self.input_names:
             raise ModelError(f"{self.path}: inputs {expected} do not match its encoding's {self.input_names}")
@@ -114,7 +112,7 @@ class OnnxValueFunction:
         """Return one value per state; all states are evaluated in one session call."""
         feed = self.encoding.encode(inputs)
         if self.packed:
-            feed = pack(feed, self.encoding.relations, len(feed["node_graph"]))
+            feed = pack(feed, self.encoding.relations)
         return self.session.run(["value"], {name: feed[name] for name in self.input_names})[0]
 
 
