@@ -8,7 +8,8 @@ spends about 2 s importing them), then watches it:
   own subprocesses, like Fast Downward's, inherit it) and writes its output to ``logs/``;
 - it reports when it starts solving and when it starts validating; the parent allows each
   phase ``timeout + grace`` seconds (and the start-up before them as much), then kills the
-  process group and records ``timeout``; a ``MemoryError`` is ``memout``, an exception
+  process group and records ``timeout``; a failed allocation (a ``MemoryError``, a shared
+  library that cannot be mapped, a fork that fails) is ``memout``, any other exception
   ``error``, and a process that dies without a result ``crash``;
 - the child validates every plan (:func:`check_plan`) before it reports, so a plan is judged
   by the same code whichever engine found it.
@@ -18,6 +19,7 @@ Results are appended to ``results.jsonl`` by the parent as tasks finish, one JSO
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -148,10 +150,17 @@ def solve_and_check(task: Task, phase=lambda name: None) -> dict:
     return fields
 
 
+# How a failed allocation reads when it does not surface as a MemoryError: a shared library that
+# cannot be mapped on import, a subprocess that cannot be forked, C++'s std::bad_alloc.
+_ALLOCATION_FAILURES = ("failed to map segment", "cannot allocate memory", "bad_alloc", "out of memory")
+
+
 def _out_of_memory(error: BaseException) -> bool:
-    """Return whether ``error`` is, or was raised while handling, a MemoryError."""
+    """Return whether ``error`` is, or was raised while handling, a failed allocation."""
     while error is not None:
-        if isinstance(error, MemoryError):
+        if isinstance(error, MemoryError) or (isinstance(error, OSError) and error.errno == errno.ENOMEM):
+            return True
+        if any(sign in str(error).lower() for sign in _ALLOCATION_FAILURES):
             return True
         error = error.__cause__ or error.__context__  # load_pddl re-raises parser errors "from None"
     return False
@@ -176,7 +185,7 @@ def _child(task: dict, memory_mb: int, log_path: str, conn) -> None:
     except BaseException as error:  # noqa: BLE001  (anything a planner raises is a result)
         fields = {"status": "error", "error": f"{type(error).__name__}: {error}"[:1000]}
         if _out_of_memory(error):
-            fields = {"status": "memout", "error": f"MemoryError above the {memory_mb} MB limit ({fields['error']})"}
+            fields = {"status": "memout", "error": f"out of memory at the {memory_mb} MB limit ({fields['error']})"}
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     usage = [resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     fields["max_rss_mb"] = round(max(usage) / 1024, 1)  # the largest of this process and its planner processes
