@@ -13,7 +13,8 @@ For each domain:
 3. ``gnnplan train``, then ``gnnplan export --ship NAME``;
 4. ``gnnplan compare`` of the shipped model's greedy policy against LAMA-first on the domain's
    test problems (``--eval-count`` of them spread over the sizes, 60 s each); the coverage is written into the
-   shipped entry of ``up_gnnplan/models_zoo/index.json``.
+   shipped entry of ``up_gnnplan/models_zoo/index.json``. ``--skip-train --resume`` extends an
+   evaluation with more problems (a larger ``--eval-count``) or more ``--engine``s.
 
 Every command is printed and appended to ``benchmarks/zoo/commands.log``; the training record
 inside the shipped entry repeats command, data, seed, minutes and validation error. Run it in
@@ -27,13 +28,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import re
 import shlex
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from up_gnnplan.compare import natural_key
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "benchmarks"
@@ -108,11 +110,7 @@ def _manifest(folder: str) -> list[tuple[int, str, str]]:
     with open(SHARED / "manifest.csv", newline="") as f:
         rows = [(int(r["objects"]), r["problem"].strip(), r["reachable_states"].strip())
                 for r in csv.DictReader(f) if r["dir"].strip() == folder]
-    return sorted(rows, key=lambda r: (r[0], _natural(r[1])))
-
-
-def _natural(name: str):
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+    return sorted(rows, key=lambda r: (r[0], natural_key(r[1])))
 
 
 def expandable(folder: str, limit: int, most: int) -> list[Path]:
@@ -204,6 +202,11 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-count", type=int, default=10, help="test problems, spread over the sizes")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per evaluation task")
+    parser.add_argument("--engine", action="append", dest="engines",
+                        help="repeatable: engines of the evaluation (default: gnnplan:policy, fast-downward)")
+    parser.add_argument("--jobs", type=int, default=1, help="evaluation tasks run in parallel")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the evaluation tasks already in benchmarks/zoo/eval/NAME (to add problems or engines)")
     parser.add_argument("--reuse", action="store_true", help="keep dataset files that already exist")
     parser.add_argument("--skip-train", action="store_true", help="only evaluate the shipped model")
     parser.add_argument("--from-checkpoint", action="store_true",
@@ -246,8 +249,9 @@ def main():
                  "--max-seconds", int(60 * args.minutes), *validation], log)
             run(["gnnplan", "export", checkpoint, "-o", WORK / f"{name}.onnx", "--ship", name], log)
         out = EVAL / name
-        run(["gnnplan", "compare", domain, *tests, "--engine", "gnnplan:policy", "--engine", "fast-downward",
-             "--timeout", args.timeout, "--jobs", 1, "-o", out], log)
+        engines = [a for e in args.engines or ["gnnplan:policy", "fast-downward"] for a in ("--engine", e)]
+        run(["gnnplan", "compare", domain, *tests, *engines, "--timeout", args.timeout, "--jobs", args.jobs,
+             "-o", out, *(["--resume"] if args.resume else [])], log)
         print(record_coverage(name, out, spec, args.timeout), flush=True)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 __all__ = [
     "Comparison", "EngineSpec", "GRACE", "ProblemEntry", "RESULTS", "Task", "compare", "file_problems",
-    "is_solved", "make_tasks", "parse_engine", "read_results", "suite_problems",
+    "is_solved", "make_tasks", "natural_key", "parse_engine", "read_results", "suite_problems",
 ]
 
 RESULTS = "results.jsonl"
@@ -46,7 +46,7 @@ class ProblemEntry:
     problem_file: Path
 
 
-def _natural(path: Path) -> list:
+def natural_key(path: Path | str) -> list:
     """Sort key that puts p2 before p10."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
 
@@ -85,7 +85,7 @@ def suite_problems(folder, max_up: int = 2) -> list[ProblemEntry]:
     holder = next((d for d in [resolved, *resolved.parents][: max_up + 1] if (d / "domain.pddl").is_file()), None)
     if holder is None:
         raise FileNotFoundError(f"{folder}: no domain.pddl in it or in its {max_up} parent folders")
-    problems = sorted((p for p in folder.glob("*.pddl") if "domain" not in p.name.lower()), key=_natural)
+    problems = sorted((p for p in folder.glob("*.pddl") if "domain" not in p.name.lower()), key=natural_key)
     if not problems:
         raise FileNotFoundError(f"{folder}: no problem files (*.pddl other than the domain)")
     return [ProblemEntry(holder.name, str(p.resolve().relative_to(holder)), holder / "domain.pddl", p)
