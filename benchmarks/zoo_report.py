@@ -4,7 +4,10 @@
 ``gnnplan compare`` into ``benchmarks/zoo/eval/NAME/``. This script reads every
 ``results.jsonl`` there (or the folders given) and writes, with the package's own reporting,
 ``benchmarks/zoo/eval/all/`` (summary.md with coverage per domain, plan-length and time
-ratios on commonly solved tasks, results.csv, and the coverage, cactus and plan-length plots):
+ratios on commonly solved tasks, results.csv, and the coverage, cactus and plan-length plots),
+and ``failures.md`` (why the greedy policy failed, and what the default mode's GBFS fallback
+did on the tasks where it gave up: ``benchmarks/zoo/eval/NAME-auto/``, written by
+``benchmarks/ipc_full_eval.sh``):
 
     python benchmarks/zoo_report.py
 """
@@ -71,22 +74,61 @@ def failure_table(records, baseline: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def fallback_table(records, fallback) -> str:
+    """What ``gnnplan:auto`` did on the tasks where the greedy policy gave up.
+
+    ``auto`` runs the same deterministic policy first and, when it gives up (dead end or step
+    limit), greedy best-first search on the learned V with the time that is left; on the other
+    tasks its result is the policy's, so these are the tasks where the fallback can matter.
+    """
+    from collections import defaultdict
+
+    gave_up = {(r["domain"], r["problem"]) for r in records
+               if r["engine"] == "gnnplan:policy" and r["status"] == "unsolvable_incompletely"}
+    rows = defaultdict(lambda: defaultdict(int))
+    for r in fallback:
+        if (r["domain"], r["problem"]) not in gave_up:
+            continue
+        row = rows[r["domain"]]
+        row["tasks"] += 1
+        row["solved" if r["solved"] else r["status"]] += 1
+    if not rows:
+        return ""
+    statuses = sorted({k for row in rows.values() for k in row} - {"tasks", "solved"})
+    lines = ["", "# The GBFS fallback (gnnplan:auto) where the greedy policy gave up", "",
+             "| domain | policy gave up | auto solved | " + " | ".join(statuses) + " |",
+             "|---|---:|---:|" + "---:|" * len(statuses)]
+    for d in sorted(rows):
+        row = rows[d]
+        lines.append(f"| {d} | {row['tasks']} | {row['solved']} | " + " | ".join(str(row[k]) for k in statuses) + " |")
+    total = {k: sum(row[k] for row in rows.values()) for k in ["tasks", "solved", *statuses]}
+    lines.append(f"| **total** | {total['tasks']} | {total['solved']} | " + " | ".join(str(total[k]) for k in statuses) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _read(folder: Path, name: str) -> list[dict]:
+    return [{**json.loads(line), "domain": name} for line in (folder / "results.jsonl").read_text().splitlines()
+            if line.strip()]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="*", type=Path, help="evaluation folders (default: all under benchmarks/zoo/eval)")
     parser.add_argument("-o", "--output", type=Path, default=EVAL / "all")
     parser.add_argument("--baseline", default="fast-downward")
     args = parser.parse_args()
-    folders = args.folders or sorted(p.parent for p in EVAL.glob("*/results.jsonl") if p.parent != args.output)
+    folders = args.folders or sorted(p.parent for p in EVAL.glob("*/results.jsonl")
+                                     if p.parent != args.output and not p.parent.name.endswith("-auto"))
     # Domains are named after their evaluation folder (= the shipped model's name), not after the
     # folder of the domain file (generated domains keep theirs in .../train/).
-    records = [{**json.loads(line), "domain": folder.name} for folder in folders
-               for line in (folder / "results.jsonl").read_text().splitlines() if line.strip()]
+    records = [r for folder in folders for r in _read(folder, folder.name)]
+    fallback = [r for folder in folders if (folder.parent / f"{folder.name}-auto" / "results.jsonl").is_file()
+                for r in _read(folder.parent / f"{folder.name}-auto", folder.name)]
     if not records:
         raise SystemExit(f"no results.jsonl under {', '.join(map(str, folders)) or EVAL}")
     engines = sorted({r["engine"] for r in records}, key=lambda e: (e == args.baseline, e))
     summary, files = write_reports(records, args.output, engines, args.baseline)
-    failures = failure_table(records, args.baseline)
+    failures = failure_table(records, args.baseline) + fallback_table(records, fallback)
     (args.output / "failures.md").write_text(failures)
     files.append(args.output / "failures.md")
     print(summary)
