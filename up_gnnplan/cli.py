@@ -109,7 +109,7 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Size parameter, e.g. -p width=6 -p height=4 (see the domain's defaults below).")
 def generate(domain_name, output, count, seed, params):
-    """Generate seeded instances of DOMAIN (navig-xy, visitall-xy, vacuum)."""
+    """Generate seeded instances of DOMAIN (blocks, blocksworld, gripper, logistics, navig-xy, visitall-xy, vacuum)."""
     from up_gnnplan.datasets.generators import GENERATORS, generate as run
 
     sizes = {}
@@ -117,7 +117,10 @@ def generate(domain_name, output, count, seed, params):
         name, sep, value = item.partition("=")
         if not sep:
             _fail(ValueError(f"size parameter {item!r} is not NAME=VALUE"))
-        sizes[name.strip()] = float(value) if "." in value else int(value)
+        try:
+            sizes[name.strip()] = float(value) if "." in value else int(value)
+        except ValueError:
+            _fail(ValueError(f"size parameter {item!r}: {value!r} is not a number"))
     try:
         paths = run(domain_name, Path(output), count=count, seed=seed, **sizes)
     except ValueError as error:
@@ -149,7 +152,14 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--validation-dataset", "validation_datasets", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Repeatable. Choose the best epoch on this dataset (e.g. larger instances labelled with --method optimal) "
                    "and train on all of DATASETS.")
-def train(datasets, output, validation_datasets, **options):
+@click.option("--validation-problem", "validation_problems", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Repeatable. Choose the best epoch by the greedy policy on these problems (larger than the training "
+                   "ones): most solved, then fewest steps, then validation MAE. Needs --validation-domain.")
+@click.option("--validation-domain", type=click.Path(dir_okay=False, exists=True),
+              help="Domain file of the --validation-problem files.")
+@click.option("--policy-steps", type=int, default=500, show_default=True,
+              help="Step limit of the greedy policy on each --validation-problem.")
+def train(datasets, output, validation_datasets, validation_problems, validation_domain, **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
 
     Example: gnnplan train blocks.npz -o blocks.pt --arch rgnn --max-seconds 300
@@ -175,6 +185,7 @@ def train(datasets, output, validation_datasets, **options):
                 validation = Dataset.load(path, expect=data.signature)
             else:
                 validation.extend(Dataset.load(path, expect=data.signature))
+        tasks = _validation_tasks(validation_domain, validation_problems, data)
     except GnnplanError as error:
         _fail(error)
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -186,15 +197,35 @@ def train(datasets, output, validation_datasets, **options):
         def on_epoch(epoch, loss, val, best):
             bar.update(task, completed=epoch, info=f"loss {loss:.3f}  val MAE {val:.3f}  best {best:.3f}")
 
-        model, encoding, record = run(data, config, on_epoch, validation=validation)
+        model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks)
     record["datasets"] = [str(p) for p in datasets]
     record["validation_datasets"] = list(validation_datasets)
+    record["validation_problem_files"] = list(validation_problems)
     record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
     path = save_checkpoint(output, model, encoding, config, record, data.domain)
     val = record["validation"] or record["train"]
     click.echo(f"{path}: {config.architecture} on '{data.domain}', {record['epochs']} epochs in {record['seconds']} s, "
                f"best epoch {record['best_epoch']}, validation MAE {val.get('mae', float('nan')):.3f} "
-               f"(max {val.get('max_error', float('nan')):.2f}) on {record['validation_states']} states")
+               f"(max {val.get('max_error', float('nan')):.2f}) on {record['validation_states']} states"
+               + (f"; greedy policy solved {record['policy_validation']['solved']}/{len(tasks)} validation problems "
+                  f"in {record['policy_validation']['steps']} steps" if tasks else ""))
+
+
+def _validation_tasks(domain, problems, data) -> list:
+    """Load the --validation-problem files and check that they are of the dataset's domain."""
+    if bool(domain) != bool(problems):
+        raise click.UsageError("--validation-problem and --validation-domain go together")
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.problems import load_task
+
+    tasks = []
+    for problem in problems:
+        task = load_task(domain, problem)
+        if task.signature != data.signature:
+            raise GnnplanError(f"{problem}: not of the training data's domain: predicates "
+                               f"{task.signature.describe_difference(data.signature)} (first: the problem's domain)")
+        tasks.append(task)
+    return tasks
 
 
 @main.command()
@@ -316,15 +347,17 @@ def models(markdown):
         problems = len(record.get("problems") or [])
         validation = ", ".join(record.get("validation_problems") or []) or "held-out training problems"
         coverage = entry.get("coverage", "not measured")
+        more = "".join(f" Also {name}: {text}" for name, text in entry.get("more_coverage", {}).items())
         seen = (f"{record['states_trained']:,} ({record.get('train_states_per_second', 0):.0f})"
                 if record.get("states_trained") else "?")
         if markdown:
             click.echo(f"| {entry['name']} | {entry['domain']} | {entry['architecture']} | {problems} | "
-                       f"{record.get('minutes', '?')} | {seen} | {validation} | {record.get('validation_mae', '?')} | {coverage} |")
+                       f"{record.get('minutes', '?')} | {seen} | {validation} | {record.get('validation_mae', '?')} | {coverage}{more} |")
         else:
             click.echo(f"{entry['name']}: {entry['architecture']} for domain '{entry['domain']}', trained "
                        f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "
-                       f"validation MAE {record.get('validation_mae', '?')} on {validation}\n    coverage: {coverage}")
+                       f"validation MAE {record.get('validation_mae', '?')} on {validation}\n    coverage: {coverage}"
+                       + "".join(f"\n    {name}: {text}" for name, text in entry.get("more_coverage", {}).items()))
 
 
 @main.command()

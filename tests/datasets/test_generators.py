@@ -1,8 +1,9 @@
-"""Check the Navig-xy, Visitall-xy and Vacuum instance generators."""
+"""Check the instance generators: Navig-xy, Visitall-xy, Vacuum, Blocksworld, Gripper, Logistics."""
 
 from __future__ import annotations
 
 import os
+import math
 import random
 import subprocess
 import sys
@@ -11,12 +12,18 @@ from pathlib import Path
 import pymimir as pm
 import pytest
 
-from up_gnnplan.datasets.generators import GENERATORS, generate, navig_xy, vacuum
+from collections import Counter
+
+from up_gnnplan.datasets.generators import GENERATORS, blocksworld, generate, gripper, logistics, navig_xy, vacuum
 
 SMALL = {
     "navig-xy": {"width": 3, "height": 3, "blocked_ratio": 0.25},
     "visitall-xy": {"width": 2, "height": 3},
     "vacuum": {"locations": 6, "robots": 2, "extra_edges": 1, "map_fraction": 0.6},
+    "blocksworld": {"blocks": 4},
+    "blocks": {"blocks": 4},
+    "gripper": {"balls": 3, "rooms": 3, "mixed": 1},
+    "logistics": {"cities": 2, "city_size": 2, "packages": 2, "airplanes": 1},
 }
 
 
@@ -51,7 +58,7 @@ def test_same_seed_same_files_and_different_seeds_differ(domain, tmp_path):
 def test_output_independent_of_hash_seed(tmp_path):
     script = ("import sys; from pathlib import Path; "
               "from up_gnnplan.datasets.generators import generate; "
-              "[print(p.read_text()) for d in ('navig-xy', 'visitall-xy', 'vacuum') "
+              "[print(p.read_text()) for d in ('navig-xy', 'visitall-xy', 'vacuum', 'blocks', 'blocksworld', 'gripper', 'logistics') "
               "for p in generate(d, Path(sys.argv[1]) / d, count=2, seed=1)]")
     root = str(Path(__file__).resolve().parents[2])
     outputs = []
@@ -129,6 +136,15 @@ def test_vacuum_maps_are_symmetric_and_contain_starts():
     ("vacuum", {"map_fraction": 0.0}),
     ("vacuum", {"map_fraction": 1.5}),
     ("vacuum", {"width": 3}),
+    ("blocksworld", {"blocks": 1}),
+    ("blocks", {"blocks": 1}),
+    ("blocksworld", {"blocks": 3.0}),
+    ("gripper", {"balls": 0}),
+    ("gripper", {"rooms": 1}),
+    ("gripper", {"mixed": 2}),
+    ("logistics", {"cities": 2, "airplanes": 0}),
+    ("logistics", {"cities": 1, "city_size": 1}),
+    ("logistics", {"packages": 0}),
 ])
 def test_bad_parameters_raise_value_error(domain, params, tmp_path):
     with pytest.raises(ValueError):
@@ -150,3 +166,62 @@ def test_unsolvable_navig_parameters_raise_after_retries(monkeypatch):
     monkeypatch.setattr(navig_xy, "MAX_TRIES", 3)
     with pytest.raises(ValueError, match="lower blocked_ratio"):
         navig_xy.generate_problem(random.Random(1), width=10, height=10, blocked_ratio=0.9)
+
+
+def test_blocksworld_configurations_are_uniform():
+    # Three blocks have L(3,1) + L(3,2) + L(3,3) = 6 + 6 + 1 = 13 configurations.
+    assert [blocksworld.lah(3, k) for k in (1, 2, 3)] == [6, 6, 1]
+    rng = random.Random(0)
+    counts = Counter(blocksworld.sample_towers(rng, 3) for _ in range(13_000))
+    assert len(counts) == 13
+    # Expected 1000 each; the standard deviation is about 30, so 880..1120 is a four-sigma band.
+    assert all(880 <= n <= 1120 for n in counts.values()), counts
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_blocksworld_goal_is_a_complete_other_configuration(seed):
+    text = blocksworld.generate_problem(random.Random(seed), blocks=5, name="b")
+    init, goal = text.split("(:goal")
+    for section in (init, goal):
+        assert section.count("(on-table ") + section.count("(on ") == 5, "every block is on something"
+        assert section.count("(clear ") == section.count("(on-table "), "one clear block per tower"
+    label = initial_label(blocksworld.DOMAIN_PDDL, text)
+    assert label.cost_to_goal > 0
+
+
+@pytest.mark.parametrize("balls", [1, 2, 3, 4])
+def test_gripper_ipc_layout_has_the_known_optimal_cost(balls):
+    # Carry two balls per trip: 2 actions per ball, 2 moves per trip but the last.
+    text = gripper.generate_problem(random.Random(0), balls=balls, name="g")
+    assert text == gripper.generate_problem(random.Random(99), balls=balls, name="g"), "the seed plays no part"
+    label = initial_label(gripper.DOMAIN_PDDL, text)
+    assert label.cost_to_goal == 2 * balls + 2 * math.ceil(balls / 2) - 1
+
+
+def test_logistics_packages_move_and_cities_have_one_truck_and_an_airport():
+    text = logistics.generate_problem(random.Random(4), cities=3, city_size=3, packages=6, airplanes=2, name="l")
+    for c in range(3):
+        assert f"(TRUCK t{c})" in text and f"(AIRPORT l{c}-0)" in text
+    init, goal = text.split("(:goal")
+    for i in range(6):
+        (start,) = [line.strip() for line in init.splitlines() if line.strip().startswith(f"(at p{i} ")]
+        assert start not in goal, f"package p{i} must go somewhere else"
+
+
+def test_generated_problems_find_the_shipped_models(tmp_path):
+    from up_gnnplan.models_zoo import find_model
+    from up_gnnplan.problems import load_task
+
+    for domain, model in (("blocks", "blocks"), ("blocksworld", "blocksworld"), ("gripper", "gripper"), ("logistics", "logistics")):
+        (path,) = generate(domain, tmp_path / domain, count=1, seed=0, **SMALL[domain])
+        task = load_task(tmp_path / domain / "domain.pddl", path)
+        assert find_model(task.signature).stem == model
+
+
+def test_blocks_goal_is_one_tower_of_all_blocks():
+    text = blocksworld.generate_blocks_problem(random.Random(2), blocks=6, name="t")
+    goal = text.split("(:goal")[1]
+    pairs = [line.strip()[4:-1].rstrip(")").split() for line in goal.splitlines() if line.strip().startswith("(on ")]
+    assert len(pairs) == 5
+    above = {top: below for top, below in pairs}
+    assert len(set(above.values())) == 5, "every block but the top one has exactly one block on it"

@@ -261,3 +261,44 @@ def test_cli_dataset_then_train(tmp_path):
     assert raw["record"]["seconds"] < 5 + 10  # the budget plus one epoch and the record
     assert raw["record"]["datasets"] == [str(dataset_path)]
     assert len(raw["record"]["validation_problems"]) == 1  # three bundled problems: one held out
+
+
+# --- choosing the epoch by the greedy policy ------------------------------------------------------
+
+
+def test_policy_validation_chooses_the_epoch_that_solves_most_in_fewest_steps():
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.training.loop import policy_validation
+
+    data = blocksworld("p02.pddl", "p03.pddl")
+    tasks = [load_task(example("blocksworld"), example("blocksworld", p)) for p in ("p03.pddl", "p04.pddl")]
+    config = tiny(max_epochs=4, batch_size=16, policy_steps=40, hidden=16, layers=4, lr=5e-3)
+    model, encoding, record = train(data, config, validation_tasks=tasks)
+    rows = record["curve"]
+    assert len(rows) == 4 and all(len(row) == 6 for row in rows)
+    best = max(rows, key=lambda row: (row[4], -row[5], -row[3]))
+    assert record["best_epoch"] == best[0]
+    summary = record["policy_validation"]
+    assert summary == {"problems": ["p03", "p04"], "solved": best[4], "steps": best[5], "step_limit": 40}
+    # The returned weights are that epoch's: running the policy again gives the same figures.
+    assert policy_validation(model, encoding, tasks, 40) == (best[4], best[5])
+    for row in rows:
+        assert 0 <= row[4] <= 2 and row[5] <= 2 * 40
+
+
+def test_cli_validation_problems_are_checked(tmp_path):
+    from up_gnnplan.cli import main
+
+    runner = CliRunner()
+    dataset_path = tmp_path / "blocks.npz"
+    blocksworld("p02.pddl").save(dataset_path)
+    base = ["train", str(dataset_path), "-o", str(tmp_path / "m.pt"), "--max-seconds", "3", "--layers", "2", "--hidden", "8"]
+    result = runner.invoke(main, [*base, "--validation-problem", str(example("blocksworld", "p04.pddl"))])
+    assert result.exit_code != 0 and "--validation-domain" in result.output
+    result = runner.invoke(main, [*base, "--validation-domain", str(example("gripper")),
+                                  "--validation-problem", str(example("gripper", "p01.pddl"))])
+    assert result.exit_code != 0 and "p01.pddl: not of the training data's domain" in result.output, result.output
+    result = runner.invoke(main, [*base, "--validation-domain", str(example("blocksworld")), "--max-epochs", "2",
+                                  "--validation-problem", str(example("blocksworld", "p04.pddl")), "--policy-steps", "30"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert re.search(r"greedy policy solved [0-1]/1 validation problems in \d+ steps", result.output), result.output

@@ -1,9 +1,12 @@
-"""Generate seeded PDDL instances for the Navig-xy, Visitall-xy and Vacuum domains.
+"""Generate seeded PDDL instances of any size, for training and for test sets larger than the public ones.
 
-These are the three domains of Ståhlberg, Bonet & Geffner (2024), "Learning General
-Policies for Classical Planning Domains: Getting Beyond C2" (Sections 7-9), whose domain
-files and generators are not published. Each module writes its own domain from the
-paper's description and says what is faithful to the paper and what is our choice.
+Navig-xy, Visitall-xy and Vacuum are the three domains of Ståhlberg, Bonet & Geffner (2024),
+"Learning General Policies for Classical Planning Domains: Getting Beyond C2" (Sections 7-9),
+whose domain files and generators are not published: each of these modules writes its own
+domain from the paper's description and says what is faithful to the paper and what is our
+choice. Blocks, Blocksworld, Gripper and Logistics write the classical domains with the predicate
+signatures of IPC 2000 (Blocks), the IPC 2023 Learning Track (Blocksworld) and IPC 1998 (Gripper, Logistics), so
+the shipped models of those domains solve the generated problems.
 
 Usage::
 
@@ -23,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from up_gnnplan.datasets.generators import navig_xy, vacuum, visitall_xy
+from up_gnnplan.datasets.generators import blocksworld, gripper, logistics, navig_xy, vacuum, visitall_xy
 
 __all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
 
@@ -55,6 +58,38 @@ def _percent(value: float) -> int:
 
 
 GENERATORS: dict[str, Generator] = {
+    "blocks": Generator(
+        name="blocks",
+        description="IPC 2000 Blocks: uniformly random initial configuration, goal one random tower of all blocks.",
+        domain_pddl=blocksworld.BLOCKS_DOMAIN_PDDL,
+        generate_problem=blocksworld.generate_blocks_problem,
+        defaults=MappingProxyType({"blocks": 5}),
+        size_label=lambda p: f"t{p['blocks']}",
+    ),
+    "blocksworld": Generator(
+        name="blocksworld",
+        description="Rearrange towers of blocks: uniformly random initial and complete goal configurations.",
+        domain_pddl=blocksworld.DOMAIN_PDDL,
+        generate_problem=blocksworld.generate_problem,
+        defaults=MappingProxyType({"blocks": 5}),
+        size_label=lambda p: f"b{p['blocks']}",
+    ),
+    "gripper": Generator(
+        name="gripper",
+        description="Carry balls between rooms with two grippers (mixed=0: the IPC 1998 layout).",
+        domain_pddl=gripper.DOMAIN_PDDL,
+        generate_problem=gripper.generate_problem,
+        defaults=MappingProxyType({"balls": 4, "rooms": 2, "mixed": 0}),
+        size_label=lambda p: f"b{p['balls']}r{p['rooms']}" + ("m" if p["mixed"] else ""),
+    ),
+    "logistics": Generator(
+        name="logistics",
+        description="Deliver packages by truck within cities and by airplane between airports.",
+        domain_pddl=logistics.DOMAIN_PDDL,
+        generate_problem=logistics.generate_problem,
+        defaults=MappingProxyType({"cities": 2, "city_size": 2, "packages": 2, "airplanes": 1}),
+        size_label=lambda p: f"c{p['cities']}s{p['city_size']}p{p['packages']}a{p['airplanes']}",
+    ),
     "navig-xy": Generator(
         name="navig-xy",
         description="Reach a goal cell in an x/y-coordinate grid with random blocked cells.",
