@@ -54,6 +54,10 @@ def main():
                         help="validation datasets (.npz, e.g. larger problems labelled along optimal plans); "
                              "default: held-out training problems")
     parser.add_argument("--test-limit", type=int, help="only the first N test problems")
+    parser.add_argument("--policy-validation", type=Path, nargs="*", default=[],
+                        help="choose the best epoch by the greedy policy on these problems (of --policy-validation-domain)")
+    parser.add_argument("--policy-validation-domain", type=Path, help="domain file of --policy-validation")
+    parser.add_argument("--policy-steps", type=int, default=500)
     args = parser.parse_args()
 
     import torch
@@ -84,7 +88,8 @@ def main():
 
     config = TrainConfig(architecture=args.arch, t=args.t, hidden=args.hidden, layers=args.layers,
                          batch_size=args.batch_size, lr=args.lr, max_seconds=60 * args.minutes,
-                         max_epochs=10_000, patience=10_000, seed=args.seed)
+                         max_epochs=10_000, patience=10_000, seed=args.seed, policy_steps=args.policy_steps)
+    tasks = [load_task(args.policy_validation_domain, p) for p in args.policy_validation]
     curve = []
     t0 = time.perf_counter()
 
@@ -92,7 +97,10 @@ def main():
         curve.append((time.perf_counter() - t0, epoch, loss, val))
         print(f"  epoch {epoch:3d}  {curve[-1][0]:6.0f} s  loss {loss:.3f}  val MAE {val:.3f}", flush=True)
 
-    model, encoding, record = train(data, config, on_epoch, validation=validation)
+    model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks)
+    if tasks:
+        print("policy validation per epoch (epoch, solved, steps): "
+              + ", ".join(f"({row[0]}, {row[4]}, {row[5]})" for row in record["curve"]), flush=True)
     reach = {m: next((round(t, 1) for t, _, _, v in curve if v <= m), None) for m in args.target_mae}
 
     value_fn = TorchValueFunction(model, encoding)
@@ -111,7 +119,8 @@ def main():
     }
     print(json.dumps({k: v for k, v in summary.items() if k not in ("runs", "record", "config")}, indent=1))
     print(f"train states/s (optimisation steps only): {record['train_states_per_second']}, "
-          f"best validation MAE {record['best_validation_mae']:.3f} at epoch {record['best_epoch']}")
+          f"best validation MAE {record['best_validation_mae']:.3f} at epoch {record['best_epoch']}"
+          + (f", policy validation {record['policy_validation']}" if tasks else ""))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1))
 
