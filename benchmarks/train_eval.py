@@ -57,7 +57,7 @@ def main():
     parser.add_argument("--policy-validation", type=Path, nargs="*", default=[],
                         help="choose the best epoch by the greedy policy on these problems (of --policy-validation-domain)")
     parser.add_argument("--policy-validation-domain", type=Path, help="domain file of --policy-validation")
-    parser.add_argument("--policy-steps", type=int, default=500)
+    parser.add_argument("--policy-steps", type=int, default=150)
     args = parser.parse_args()
 
     import torch

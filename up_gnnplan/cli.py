@@ -157,7 +157,7 @@ def generate(domain_name, output, count, seed, params):
                    "ones): most solved, then fewest steps, then validation MAE. Needs --validation-domain.")
 @click.option("--validation-domain", type=click.Path(dir_okay=False, exists=True),
               help="Domain file of the --validation-problem files.")
-@click.option("--policy-steps", type=int, default=500, show_default=True,
+@click.option("--policy-steps", type=int, default=150, show_default=True,
               help="Step limit of the greedy policy on each --validation-problem.")
 def train(datasets, output, validation_datasets, validation_problems, validation_domain, **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).

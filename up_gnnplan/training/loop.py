@@ -55,9 +55,9 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     ones), the greedy policy of the model runs on each of them after every epoch (at most
     ``config.policy_steps`` steps, no time limit, so the choice does not depend on the machine),
     and the best epoch is the one that solves the most of them, then with the fewest steps in
-    total, then with the lowest validation error. On Blocks the validation error on 8 blocks
-    stopped predicting greedy coverage on 10-17 blocks once it fell below about 0.3
-    (benchmarks/RESULTS.md), while policy success on larger problems is what is wanted.
+    total, then with the lowest validation error. On Blocks a lower validation error on 8 blocks
+    did not mean a better greedy policy on 10-17 blocks (benchmarks/RESULTS.md), while policy
+    success on larger problems is what is wanted. The policy runs count against max_seconds.
 
     ``on_epoch(epoch, train_loss, val_mae, best_val_mae)`` is called after every epoch (the
     CLI shows it in a progress bar). The returned model has the weights of the best epoch.
