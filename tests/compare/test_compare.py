@@ -218,3 +218,23 @@ def test_cli_prints_the_summary(run, models, tmp_path):
     assert "| **total** | 5 | 5 | 5 |" in result.output and "results.csv" in result.output
     result = CliRunner().invoke(main, ["compare", "--engine", "lama", "--example", "gripper", "-o", str(out)])
     assert result.exit_code == 2 and "unknown engine 'lama'" in result.output
+
+
+def test_tasks_run_in_their_own_directories_and_leave_nothing_behind(tmp_path, monkeypatch):
+    import tempfile
+
+    for name in ("domain.pddl", "p02.pddl"):
+        shutil.copy(example("blocksworld", name), tmp_path / name)
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch_root))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    # Relative paths still find the files although each task runs elsewhere.
+    problems = file_problems(Path("../domain.pddl"), [Path("../p02.pddl")])
+    outcome = compare(["fast-downward"], problems, Path("out"), timeout=20, jobs=1, progress=False)
+    (record,) = outcome.records
+    assert record["solved"] and record["valid"], record
+    assert sorted(p.name for p in work.iterdir()) == ["out"], "the planner wrote into the working directory"
+    assert not any(scratch_root.iterdir()), "the per-task directories are removed"

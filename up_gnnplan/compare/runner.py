@@ -166,12 +166,20 @@ def _out_of_memory(error: BaseException) -> bool:
     return False
 
 
-def _child(task: dict, memory_mb: int, log_path: str, conn) -> None:
-    """Run one task in this process and send ``("result", fields)`` through ``conn``."""
+def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str | None = None) -> None:
+    """Run one task in this process and send ``("result", fields)`` through ``conn``.
+
+    With ``workdir``, the task runs there: planners that write files into the working
+    directory (Fast Downward's ``output.sas``) neither litter the user's folder nor overwrite
+    each other's files when tasks run in parallel.
+    """
     import faulthandler
     import resource
 
     os.setsid()  # own process group: a kill reaches the planner's subprocesses too
+    if workdir:  # the parent made every path in ``task`` absolute
+        os.makedirs(workdir, exist_ok=True)
+        os.chdir(workdir)
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(log, 1)
     os.dup2(log, 2)
@@ -206,6 +214,17 @@ class _Running:
     phase: str = "starting"  # then "solving", "validating"
     fields: dict | None = None
     killed: bool = False
+
+
+def _absolute(task: Task) -> dict:
+    """Return the fields of ``task`` with absolute file paths: the child runs in another directory
+    (and the forkserver that starts it may have been started from another one)."""
+    fields = asdict(task)
+    for key in ("domain_file", "problem_file"):
+        fields[key] = os.path.abspath(fields[key])
+    if fields.get("model") and os.path.exists(fields["model"]):
+        fields["model"] = os.path.abspath(fields["model"])
+    return fields
 
 
 def _log_path(out: Path, task: Task) -> Path:
@@ -258,7 +277,10 @@ def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 409
     With ``resume``, tasks already in ``out_dir/results.jsonl`` are not run again; without it
     the file is started anew.
     """
+    import itertools
     import multiprocessing
+    import shutil
+    import tempfile
     from multiprocessing.connection import wait
 
     from up_gnnplan.compare.report import LiveDisplay
@@ -278,6 +300,8 @@ def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 409
         warm_up.start()
         warm_up.join()
     running: dict[object, _Running] = {}
+    scratch = Path(tempfile.mkdtemp(prefix="gnnplan-compare-"))  # one working directory per task, removed at the end
+    numbers = itertools.count()
     with LiveDisplay(tasks, list(done.values()), progress) as display, path.open("a") as sink:
         try:
             while pending or running:
@@ -285,7 +309,9 @@ def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 409
                     task = pending.popleft()
                     receive, send = context.Pipe(duplex=False)
                     log = _log_path(out, task)
-                    process = context.Process(target=_child, args=(asdict(task), memory_mb, str(log), send))
+                    workdir = scratch / f"task-{next(numbers)}"
+                    process = context.Process(target=_child, args=(_absolute(task), memory_mb, str(log.resolve()), send,
+                                                                   str(workdir)))
                     process.start()
                     start = time.monotonic()
                     send.close()
@@ -324,6 +350,7 @@ def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 409
         finally:
             for run in running.values():
                 _kill(run)
+            shutil.rmtree(scratch, ignore_errors=True)
     if not any((out / "logs").iterdir()):
         (out / "logs").rmdir()  # logs are kept only for tasks that printed something
     return [done[t.key] for t in tasks if t.key in done]
