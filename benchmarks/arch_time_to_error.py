@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from defaults_sweep import print_table  # this folder is on sys.path when run as a script
+
 HERE = Path(__file__).resolve().parent
 ARCHS = {"rgnn": [], "rgnn_t (t=0)": ["--arch", "rgnn_t", "--t", "0"], "rgnn_t (t=1)": ["--arch", "rgnn_t", "--t", "1"],
          "rgnn_t (t=2)": ["--arch", "rgnn_t", "--t", "2"], "ploi": ["--arch", "ploi"]}
@@ -59,12 +61,8 @@ def main():
                            for k in sorted(reach, key=float, reverse=True)),
                          f"{record['best_validation_mae']:.3f}"])
             print(" | ".join(rows[-1]), flush=True)
-    header = ["preset", "architecture", "train states/s", "epochs", "s to val MAE 1.0", "s to 0.5", "s to 0.25",
-              "best val MAE"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(["preset", "architecture", "train states/s", "epochs", "s to val MAE 1.0", "s to 0.5", "s to 0.25",
+                 "best val MAE"], rows)
     print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}", flush=True)
 
 

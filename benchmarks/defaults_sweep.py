@@ -64,12 +64,17 @@ def main():
                      *(f"{reach[k]:.0f}" if reach.get(k) is not None else "not reached" for k in sorted(reach, key=float, reverse=True)),
                      f"{record['best_validation_mae']:.3f} (epoch {record['best_epoch']})", result["coverage"]])
         print(" | ".join(rows[-1]), flush=True)
-    header = ["configuration", "train states/s", "s to val MAE 1.0", "s to 0.5", "s to 0.25", "best val MAE", "greedy coverage 10-17"]
+    print_table(["configuration", "train states/s", "s to val MAE 1.0", "s to 0.5", "s to 0.25", "best val MAE",
+                 "greedy coverage 10-17"], rows)
+    print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}", flush=True)
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    """Print a markdown table."""
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row) + " |")
-    print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}", flush=True)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 import random
 
+from up_gnnplan.datasets.generators.pddl import problem_text
+
 DOMAIN_PDDL = """\
 (define (domain blocksworld)
   (:requirements :strips)
@@ -110,14 +112,7 @@ def _atoms(towers: Towers, names: list[str], on_table: str = "on-table") -> list
 def render_problem(initial: Towers, goal: Towers, name: str) -> str:
     """Return the problem text: hand empty, initial configuration, complete goal configuration."""
     names = [f"b{i + 1}" for i in range(sum(len(t) for t in initial))]
-    lines = [f"(define (problem {name})", "  (:domain blocksworld)", f"  (:objects {' '.join(names)})",
-             "  (:init", "    (arm-empty)"]
-    lines += [f"    {atom}" for atom in _atoms(initial, names)]
-    lines[-1] += ")"
-    lines.append("  (:goal (and")
-    lines += [f"    {atom}" for atom in _atoms(goal, names)]
-    lines[-1] += ")))"
-    return "\n".join(lines) + "\n"
+    return problem_text(name, "blocksworld", names, ["(arm-empty)", *_atoms(initial, names)], _atoms(goal, names))
 
 
 def _check(blocks) -> None:
@@ -144,11 +139,5 @@ def generate_blocks_problem(rng: random.Random, *, blocks: int = 5, name: str = 
     while (tuple(tower),) == initial:
         rng.shuffle(tower)
     names = [f"b{i + 1}" for i in range(blocks)]
-    lines = [f"(define (problem {name})", "  (:domain BLOCKS)", f"  (:objects {' '.join(names)})",
-             "  (:init", "    (handempty)"]
-    lines += [f"    {atom}" for atom in _atoms(initial, names, on_table="ontable")]
-    lines[-1] += ")"
-    lines.append("  (:goal (and")
-    lines += [f"    (on {names[top]} {names[below]})" for below, top in zip(tower, tower[1:])]
-    lines[-1] += ")))"
-    return "\n".join(lines) + "\n"
+    goal = [f"(on {names[top]} {names[below]})" for below, top in zip(tower, tower[1:])]
+    return problem_text(name, "BLOCKS", names, ["(handempty)", *_atoms(initial, names, on_table="ontable")], goal)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import random
 
+from up_gnnplan.datasets.generators.pddl import problem_text
+
 DOMAIN_PDDL = """\
 (define (domain gripper-strips)
   (:requirements :strips)
@@ -54,11 +56,5 @@ def generate_problem(rng: random.Random, *, balls: int = 4, rooms: int = 2, mixe
             + ["(gripper left)", "(gripper right)", "(free left)", "(free right)",
                f"(at-robby {room_names[robot]})"]
             + [f"(at {b} {room_names[s]})" for b, s in zip(ball_names, starts)])
-    lines = [f"(define (problem {name})", "  (:domain gripper-strips)",
-             f"  (:objects {' '.join(room_names)} {' '.join(ball_names)} left right)", "  (:init"]
-    lines += [f"    {atom}" for atom in init]
-    lines[-1] += ")"
-    lines.append("  (:goal (and")
-    lines += [f"    (at {b} {room_names[g]})" for b, g in zip(ball_names, goals)]
-    lines[-1] += ")))"
-    return "\n".join(lines) + "\n"
+    goal = [f"(at {b} {room_names[g]})" for b, g in zip(ball_names, goals)]
+    return problem_text(name, "gripper-strips", [*room_names, *ball_names, "left", "right"], init, goal)

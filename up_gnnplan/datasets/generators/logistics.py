@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import random
 
+from up_gnnplan.datasets.generators.pddl import problem_text
+
 DOMAIN_PDDL = """\
 (define (domain logistics-strips)
   (:requirements :strips)
@@ -77,11 +79,4 @@ def generate_problem(rng: random.Random, *, cities: int = 2, city_size: int = 2,
         goals.append(f"(at p{i} {rng.choice([loc for loc in everywhere if loc != start])})")
     objects = ([f"a{i}" for i in range(airplanes)] + [f"c{c}" for c in range(cities)]
                + [f"t{c}" for c in range(cities)] + everywhere + [f"p{i}" for i in range(packages)])
-    lines = [f"(define (problem {name})", "  (:domain logistics-strips)", f"  (:objects {' '.join(objects)})",
-             "  (:init"]
-    lines += [f"    {atom}" for atom in init]
-    lines[-1] += ")"
-    lines.append("  (:goal (and")
-    lines += [f"    {atom}" for atom in goals]
-    lines[-1] += ")))"
-    return "\n".join(lines) + "\n"
+    return problem_text(name, "logistics-strips", objects, init, goals)
