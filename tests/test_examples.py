@@ -1,7 +1,8 @@
 """Every script in ``examples/`` runs to the end (in its own process, with a time limit).
 
-The fast ones run with short training budgets (they train a tiny model only when no model
-ships); the end-to-end training example runs at its defaults and is opt-in (``--runslow``).
+They run with short training budgets (the first two train a tiny model only when no model
+ships; the training example with 10 s on a small grid); the training example at its defaults
+is opt-in (``--runslow``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ def test_compare_planners(tmp_path):
     assert "| **total** | 5 | 5 | 5 |" in out and "gnnplan: 0 invalid plans" in out
     assert (tmp_path / "cmp" / "summary.md").is_file()
     assert len((tmp_path / "cmp" / "results.jsonl").read_text().splitlines()) == 10
+
+
+def test_train_new_domain_quickly(tmp_path):
+    # The whole pipeline with a 10 s training budget on a small grid: the engine's default mode
+    # (the policy, then GBFS, complete on a finite space) solves it even with a weak model.
+    out = run_example("train_new_domain.py", "--seconds", "10", "--width", "6", "--height", "4",
+                      timeout=300, cwd=tmp_path)
+    assert "SOLVED_SATISFICING" in out and "plan validated" in out
 
 
 @pytest.mark.slow
