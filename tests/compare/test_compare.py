@@ -238,3 +238,18 @@ def test_tasks_run_in_their_own_directories_and_leave_nothing_behind(tmp_path, m
     assert record["solved"] and record["valid"], record
     assert sorted(p.name for p in work.iterdir()) == ["out"], "the planner wrote into the working directory"
     assert not any(scratch_root.iterdir()), "the per-task directories are removed"
+
+
+def test_a_process_at_its_memory_limit_is_recognised_by_a_probe():
+    import subprocess
+    import sys
+
+    from up_gnnplan.compare.runner import _cannot_allocate
+
+    assert not _cannot_allocate()
+    script = ("import resource; from up_gnnplan.compare.runner import _cannot_allocate; "
+              "used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize(); "
+              "resource.setrlimit(resource.RLIMIT_AS, (used + 2**20, resource.RLIM_INFINITY)); "
+              "print(_cannot_allocate())")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "True", done.stderr

@@ -166,6 +166,20 @@ def _out_of_memory(error: BaseException) -> bool:
     return False
 
 
+def _cannot_allocate(megabytes: int = 16) -> bool:
+    """Return whether this process fails to allocate ``megabytes`` more right now (it is at its limit).
+
+    Under a tight limit a failed allocation inside native code can surface as an unrelated error
+    (seen: ``SystemError: error return without exception set`` from the PDDL parser, re-raised as
+    a load error); if the process cannot allocate even this much afterwards, it ran out of memory.
+    """
+    try:
+        bytearray(megabytes * 2**20)
+    except MemoryError:
+        return True
+    return False
+
+
 def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str | None = None) -> None:
     """Run one task in this process and send ``("result", fields)`` through ``conn``.
 
@@ -192,7 +206,7 @@ def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str | None 
         fields = solve_and_check(Task(**task), lambda phase: conn.send((phase, None)))
     except BaseException as error:  # noqa: BLE001  (anything a planner raises is a result)
         fields = {"status": "error", "error": f"{type(error).__name__}: {error}"[:1000]}
-        if _out_of_memory(error):
+        if _out_of_memory(error) or (memory_mb and _cannot_allocate()):
             fields = {"status": "memout", "error": f"out of memory at the {memory_mb} MB limit ({fields['error']})"}
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     usage = [resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
