@@ -347,17 +347,18 @@ def models(markdown):
         problems = len(record.get("problems") or [])
         validation = ", ".join(record.get("validation_problems") or []) or "held-out training problems"
         coverage = entry.get("coverage", "not measured")
-        more = "".join(f" Also {name}: {text}" for name, text in entry.get("more_coverage", {}).items())
+        more = entry.get("more_coverage", {})  # larger test sets of the same model
         seen = (f"{record['states_trained']:,} ({record.get('train_states_per_second', 0):.0f})"
                 if record.get("states_trained") else "?")
         if markdown:
             click.echo(f"| {entry['name']} | {entry['domain']} | {entry['architecture']} | {problems} | "
-                       f"{record.get('minutes', '?')} | {seen} | {validation} | {record.get('validation_mae', '?')} | {coverage}{more} |")
+                       f"{record.get('minutes', '?')} | {seen} | {validation} | {record.get('validation_mae', '?')} | {coverage}"
+                       + "".join(f" Also {name}: {text}" for name, text in more.items()) + " |")
         else:
             click.echo(f"{entry['name']}: {entry['architecture']} for domain '{entry['domain']}', trained "
                        f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "
                        f"validation MAE {record.get('validation_mae', '?')} on {validation}\n    coverage: {coverage}"
-                       + "".join(f"\n    {name}: {text}" for name, text in entry.get("more_coverage", {}).items()))
+                       + "".join(f"\n    {name}: {text}" for name, text in more.items()))
 
 
 @main.command()

@@ -180,10 +180,10 @@ def _cannot_allocate(megabytes: int = 16) -> bool:
     return False
 
 
-def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str | None = None) -> None:
+def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str) -> None:
     """Run one task in this process and send ``("result", fields)`` through ``conn``.
 
-    With ``workdir``, the task runs there: planners that write files into the working
+    The task runs in ``workdir``: planners that write files into the working
     directory (Fast Downward's ``output.sas``) neither litter the user's folder nor overwrite
     each other's files when tasks run in parallel.
     """
@@ -191,9 +191,8 @@ def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str | None 
     import resource
 
     os.setsid()  # own process group: a kill reaches the planner's subprocesses too
-    if workdir:  # the parent made every path in ``task`` absolute
-        os.makedirs(workdir, exist_ok=True)
-        os.chdir(workdir)
+    os.makedirs(workdir, exist_ok=True)
+    os.chdir(workdir)  # the parent made every path in ``task`` absolute
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(log, 1)
     os.dup2(log, 2)
