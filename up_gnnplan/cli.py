@@ -238,6 +238,10 @@ def _validation_tasks(domain, problems, data) -> list:
 def export(checkpoint, output, check, ship_name):
     """Export a training CHECKPOINT to an ONNX model with its metadata inside.
 
+    CHECKPOINT may also be an ONNX model written by an earlier `gnnplan export`: its weights
+    and training record are read from the file and written again with this version's graph
+    (the values of both files are compared).
+
     Example: gnnplan export blocks.pt -o blocks.onnx
     """
     try:
@@ -247,16 +251,27 @@ def export(checkpoint, output, check, ship_name):
         _fail(RuntimeError("exporting needs torch and onnx: pip install 'up-gnnplan[export]'"))
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.exporters.reexport import compare_files, is_onnx_file, load_exported
     from up_gnnplan.training.checkpoint import load_checkpoint
 
+    reexport = is_onnx_file(checkpoint)
+    if reexport and Path(checkpoint).resolve() == Path(output).resolve():
+        _fail(click.UsageError("write the re-exported model to another file than the one it is read from"))
+    notes = []
     try:
-        model, encoding, config, data = load_checkpoint(checkpoint)
+        model, encoding, config, data = (load_exported if reexport else load_checkpoint)(checkpoint)
         path = export_onnx(model, encoding, output, domain=data["domain"], train_config=config.to_dict(),
-                           training_record=data["record"])
+                           training_record=data["record"], source=data.get("source"))
         if check:
             from up_gnnplan.exporters.parity import check_parity
 
-            worst = check_parity(model, encoding, path)
+            notes.append(f"onnxruntime vs torch max |diff| {check_parity(model, encoding, path):.2e}")
+        if reexport:
+            difference = compare_files(checkpoint, path, encoding)
+            notes.append(f"vs {Path(checkpoint).name} max |diff| {difference:.2e}")
+            if difference > 1e-4:
+                path.unlink()
+                raise GnnplanError(f"{path}: its values differ from {checkpoint}'s by {difference:.2e}; not kept")
     except GnnplanError as error:
         _fail(error)
     if ship_name:
@@ -264,7 +279,7 @@ def export(checkpoint, output, check, ship_name):
 
         shipped = ship(path, ship_name, data, config)
         click.echo(f"shipped as '{ship_name}': {shipped}")
-    note = f", onnxruntime vs torch max |diff| {worst:.2e}" if check else ""
+    note = f", {'; '.join(notes)}" if notes else ""
     click.echo(f"{path}: {config.architecture} for '{data['domain']}' ({path.stat().st_size / 1024:.0f} KiB){note}")
 
 

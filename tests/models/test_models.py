@@ -230,11 +230,12 @@ def test_onnx_round_trip(key, tmp_path):
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("aggregation", AGGREGATIONS)
 @pytest.mark.parametrize("key", ARCH_KEYS)
-def test_exported_file_matches_torch_through_the_runtime(key, tmp_path):
+def test_exported_file_matches_torch_through_the_runtime(key, aggregation, tmp_path):
     """The product path: ``export_onnx`` (packed per-arity inputs for R-GNNs, Mish in its
-    exponential form) read back by ``OnnxValueFunction``, against torch's training path, on
-    single states, batches and states with empty relations."""
+    exponential form, aggregation by gathering) read back by ``OnnxValueFunction``, against
+    torch's training path, on single states, batches and states with empty relations."""
     pytest.importorskip("onnxruntime")
     from up_gnnplan.exporters import export_onnx
     from up_gnnplan.runtime import OnnxValueFunction
@@ -242,7 +243,7 @@ def test_exported_file_matches_torch_through_the_runtime(key, tmp_path):
     if "blocksworld" not in _CACHE:
         _CACHE["blocksworld"] = states_of("blocksworld", DOMAINS["blocksworld"])
     signature, states = _CACHE["blocksworld"]
-    encoding, model = build(key, signature, seed=5, layers=3)
+    encoding, model = build(key, signature, seed=5, layers=3, aggregation=aggregation)
     path = export_onnx(model, encoding, tmp_path / f"{key}.onnx", domain="blocksworld",
                        train_config={"architecture": key}, training_record={})
     runtime = OnnxValueFunction(path)
@@ -252,16 +253,44 @@ def test_exported_file_matches_torch_through_the_runtime(key, tmp_path):
         np.testing.assert_allclose(runtime(batch), values(model, encoding, batch).numpy(), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("table", [False, True], ids=["scatter", "table"])
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
-def test_packed_layout_equals_training_path(aggregation, domain_states):
-    """``embed_packed`` (padded per-arity stacks, dummy node) gives the training path's values."""
+def test_packed_layout_equals_training_path(aggregation, table, domain_states):
+    """``embed_packed`` (padded per-arity stacks, dummy node) gives the training path's values,
+    with either aggregator (the table one is what gets exported)."""
     from up_gnnplan.encodings.packing import pack, packed_input_names
     from up_gnnplan.models.rgnn import PackedRGNN
 
     signature, states = domain_states
     encoding, model = build("rgnn", signature, seed=2, aggregation=aggregation)
+    model.table_aggregation = table
     batch = pack(encoding.encode(states), encoding.relations)
     names = packed_input_names(encoding)
     with torch.no_grad():
         packed = PackedRGNN(model)(*(torch.from_numpy(batch[n]) for n in names))
     torch.testing.assert_close(packed, values(model, encoding, states), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("aggregation", AGGREGATIONS)
+@pytest.mark.parametrize("case", ["mixed", "no-messages", "no-nodes", "one-hub"])
+def test_table_aggregator_equals_scatter(aggregation, case):
+    """The gathering aggregator (exported) equals the scattering one (training) on nodes with
+    many, one or no messages, with targets past the last node left out (the packed layout's
+    dummy node), and on empty inputs."""
+    from up_gnnplan.models.rgnn import Aggregator, TableAggregator
+
+    generator = torch.Generator().manual_seed(7)
+    nodes, d = {"mixed": 9, "no-messages": 4, "no-nodes": 0, "one-hub": 5}[case], 6
+    if case == "mixed":  # nodes 0-8; 9 is the dummy; nodes 3 and 7 get nothing
+        targets = torch.tensor([0, 1, 1, 2, 2, 2, 9, 4, 5, 9, 6, 8, 8, 8, 8, 0, 9])
+    elif case == "one-hub":  # one node gets almost all messages: the table is as wide as that
+        targets = torch.tensor([2] * 11 + [0, 5, 5])
+    else:
+        targets = torch.tensor([nodes] * 3)  # only the dummy
+    messages = torch.randn((len(targets), d), generator=generator) * 3
+    expected = Aggregator(targets, nodes + 1, d, aggregation, 8.0)(messages)[:nodes]
+    got = TableAggregator(targets, nodes, d, aggregation, 8.0)([messages[:5], messages[5:]])
+    assert got.shape == (nodes, d)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    empty = TableAggregator(targets[:0], nodes, d, aggregation, 8.0)(messages[:0])
+    torch.testing.assert_close(empty, torch.zeros((nodes, d)))

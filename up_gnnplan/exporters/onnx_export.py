@@ -38,8 +38,13 @@ def example_states(signature) -> list[StateInput]:
     return [StateInput(atoms, goal, n, atoms), StateInput(atoms, atoms, n, None)]
 
 
-def export_onnx(model, encoding, path, *, domain: str, train_config: dict, training_record: dict) -> Path:
-    """Write ``model`` to ``path`` as ONNX with dynamic axes and up-gnnplan metadata."""
+def export_onnx(model, encoding, path, *, domain: str, train_config: dict, training_record: dict,
+                source: dict | None = None) -> Path:
+    """Write ``model`` to ``path`` as ONNX with dynamic axes and up-gnnplan metadata.
+
+    ``source`` records where the weights came from (a training checkpoint by default; see
+    :mod:`up_gnnplan.exporters.reexport` for files exported again from an earlier file).
+    """
     import onnx
     import torch
 
@@ -80,6 +85,7 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
         "opset": OPSET,
         "input_names": names,
         "layout": layout,
+        "export_source": source or {"kind": "checkpoint"},
     }
     del proto.metadata_props[:]
     for key, value in metadata.items():

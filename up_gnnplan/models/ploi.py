@@ -10,7 +10,7 @@ import warnings
 import torch
 from torch import nn
 
-from up_gnnplan.models.rgnn import AGGREGATIONS, aggregate, mlp
+from up_gnnplan.models.rgnn import AGGREGATIONS, Aggregator, TableAggregator, mlp
 
 
 class PloiGNN(nn.Module):
@@ -65,10 +65,14 @@ class PloiGNN(nn.Module):
         num_nodes = node_graph.shape[0]
         h = self.initial(node_features)
         sources, targets = edge_index[0], edge_index[1]
+        # The targets are the same in every layer: the index work is done once. onnxruntime
+        # gets the gathering aggregator (no scatter per layer), torch the scattering one.
+        how = TableAggregator if torch.onnx.is_in_onnx_export() else Aggregator
+        aggregate = how(targets, num_nodes, self.hidden, self.aggregation, self.beta)
         for layer in range(self.layers):
             weights = 0 if self.share_weights else layer
             messages = self.message_mlps[weights](torch.cat([h[sources], h[targets], edge_features], dim=1))
-            agg = aggregate(messages, targets, num_nodes, self.aggregation, self.beta)
+            agg = aggregate(messages)
             h = h + self.update_mlps[weights](torch.cat([h, agg], dim=1))
         return h
 

@@ -79,9 +79,53 @@ class Aggregator:
         return hard + torch.log(torch.where(self.has, total, torch.ones_like(total))) / self.beta
 
 
-def aggregate(messages: torch.Tensor, targets: torch.Tensor, num_nodes, how: str, beta: float) -> torch.Tensor:
-    """Aggregate ``messages`` [M, d] into [N, d] by ``targets``; nodes without messages get 0."""
-    return Aggregator(targets, num_nodes, messages.shape[1], how, beta)(messages)
+class TableAggregator:
+    """The same aggregation by gathering, for onnxruntime: no scatter in the layers.
+
+    The targets are fixed for a forward pass, so they are sorted once into a table
+    [N, D] (D = the largest number of messages a node receives) of message indices, padded
+    with the index of an extra message row; each layer then gathers its messages into
+    [N, D, d] and reduces over D. onnxruntime runs a ScatterElements with a reduction element
+    by element, and the two per layer were 35% of the time of a batch of 8 Blocks states
+    (benchmarks/RESULTS.md); a Gather copies whole rows. Targets outside [0, N) (the dummy
+    node of the packed layout) are left out. Sums may differ from :class:`Aggregator`'s by
+    float rounding, since the messages are added in another order.
+    """
+
+    def __init__(self, targets: torch.Tensor, num_nodes, hidden: int, how: str, beta: float):
+        self.how, self.beta, self.hidden = how, beta, hidden
+        total = targets.shape[0]
+        device = targets.device
+        kept = targets < num_nodes
+        bucket = torch.where(kept, targets, torch.full_like(targets, num_nodes))  # one bucket for the left-out
+        counts = torch.zeros((num_nodes + 1,), dtype=torch.long, device=device).scatter_add(0, bucket, torch.ones_like(bucket))
+        ordered, order = torch.sort(bucket)
+        starts = torch.cumsum(counts, 0) - counts
+        rank = torch.arange(total, dtype=torch.long, device=device) - starts[ordered]
+        width = torch.cat([counts[:num_nodes], counts.new_ones((1,))]).max()
+        # Left-out messages go to distinct slots past the table (no write collides with another).
+        spare = num_nodes * width + torch.arange(total, dtype=torch.long, device=device)
+        slots = torch.where(ordered < num_nodes, ordered * width + rank, spare)
+        flat = torch.full((num_nodes * width + total,), total, dtype=torch.long, device=device)  # "no message"
+        self.table = flat.scatter(0, slots, order)[: num_nodes * width].reshape(num_nodes, width)
+        count = counts[:num_nodes].unsqueeze(1)
+        self.count, self.has = count.to(torch.float32), count > 0
+
+    def __call__(self, messages) -> torch.Tensor:
+        """Aggregate ``messages`` [K, d] (or a list of parts, concatenated in order) into [N, d]."""
+        parts = list(messages) if isinstance(messages, (list, tuple)) else [messages]
+        fill = 0.0 if self.how in ("sum", "mean") else -1e30
+        gathered = torch.cat(parts + [parts[0].new_full((1, self.hidden), fill)])[self.table]  # [N, D, d]
+        if self.how == "sum":
+            return gathered.sum(1)
+        if self.how == "mean":
+            return gathered.sum(1) / self.count.clamp(min=1.0)
+        # Scalars in ``where`` (not zeros_like) keep the exported graph free of shape computations.
+        hard = torch.where(self.has, gathered.amax(1), 0.0)
+        if self.how == "max":
+            return hard
+        total = torch.exp(self.beta * (gathered - hard.unsqueeze(1))).sum(1)
+        return hard + torch.log(torch.where(self.has, total, 1.0)) * (1.0 / self.beta)
 
 
 class RelationMLPs(nn.Module):
@@ -161,6 +205,7 @@ class RelationalGNN(nn.Module):
         self.hidden, self.layers, self.aggregation, self.beta = hidden, layers, aggregation, float(beta)
         self.share_weights = share_weights
         self.per_relation = False  # True: always take the per-relation (export) path
+        self.table_aggregation = False  # True: TableAggregator in embed_packed outside export too
         rounds = 1 if share_weights else layers
         self.relation_mlps = nn.ModuleList(RelationMLPs(self.arities, hidden) for _ in range(rounds))
         self.update_mlps = nn.ModuleList(mlp(2 * hidden, 2 * hidden, hidden) for _ in range(rounds))
@@ -192,7 +237,8 @@ class RelationalGNN(nn.Module):
             step = lambda h, nets: torch.cat(  # noqa: E731
                 [nets.fused(h[atoms].flatten(1), local, a, active).reshape(-1, d) for a, atoms, local, active in groups]
             ) if groups else h[:0]
-        aggregator = Aggregator(targets, num_nodes, d, self.aggregation, self.beta)
+        how = TableAggregator if self.table_aggregation else Aggregator
+        aggregator = how(targets, num_nodes, d, self.aggregation, self.beta)
         for layer in range(self.layers):
             weights = 0 if self.share_weights else layer
             agg = aggregator(step(h, self.relation_mlps[weights]))
@@ -211,7 +257,12 @@ class RelationalGNN(nn.Module):
         pad = torch.zeros((1, d), dtype=torch.float32, device=node_graph.device)  # the dummy node (also with no objects)
         arities = self.relation_mlps[0].groups
         targets = torch.cat([g.reshape(-1) for g in groups])
-        aggregator = Aggregator(targets, num_nodes + 1, d, self.aggregation, self.beta)
+        if self.table_aggregation or torch.onnx.is_in_onnx_export():
+            table = TableAggregator(targets, num_nodes, d, self.aggregation, self.beta)
+            aggregator = lambda m: table(m)  # noqa: E731
+        else:
+            scatter = Aggregator(targets, num_nodes + 1, d, self.aggregation, self.beta)
+            aggregator = lambda m: scatter(torch.cat(m))[:num_nodes]  # noqa: E731
         # The weights of the relations present, selected once (once per layer without sharing).
         selected = [[[w.index_select(0, act) for w in nets.params(a)] for a, act in zip(arities, active)]
                     for nets in self.relation_mlps]
@@ -220,7 +271,7 @@ class RelationalGNN(nn.Module):
             padded = torch.cat([h, pad])
             messages = [self.relation_mlps[k].packed(padded[g].reshape(g.shape[0], -1, a * d), w).reshape(-1, d)
                         for a, g, w in zip(arities, groups, selected[k])]
-            agg = aggregator(torch.cat(messages))[:num_nodes]
+            agg = aggregator(messages)
             h = h + self.update_mlps[k](torch.cat([h, agg], dim=1))
         return h
 

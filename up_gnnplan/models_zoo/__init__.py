@@ -12,6 +12,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from up_gnnplan import __version__
 from up_gnnplan.states.signature import PredicateSignature
 
 
@@ -74,6 +75,14 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
             "torch": record.get("torch"),
         },
     }
+    source = checkpoint.get("source") or {"kind": "checkpoint"}
+    previous = next((m for m in entries() if m["name"] == name), None)
+    if source["kind"] == "onnx":
+        entry["export"] = (f"exported again by up-gnnplan {__version__} from the weights of {source['file']} "
+                           f"(sha256 {source['sha256']}, up-gnnplan {source['package_version']})")
+        if previous and previous["training"] == entry["training"]:
+            # The same weights: the coverage measured with the earlier file stands until measured again.
+            entry.update({k: previous[k] for k in ("coverage", "more_coverage") if k in previous})
     index = zoo_dir() / "index.json"
     models = [m for m in entries() if m["name"] != name] + [entry]
     index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")

@@ -1,0 +1,101 @@
+"""Rebuild the torch model of an exported file, to export it again with this version's graph.
+
+An exported file holds every weight as a named ONNX initializer (the torch parameter names,
+prefixed with ``model.`` in the packed layout) and its training config, encoding and record
+in the metadata. That is enough to rebuild the model exactly and write it anew when the
+exported graph improves (as when the aggregation stopped using a scatter per layer), without
+the training checkpoint. The values of the two files are compared before anything is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from up_gnnplan import model_format
+from up_gnnplan.errors import GnnplanError
+
+
+def is_onnx_file(path) -> bool:
+    """True for an ONNX file: by its suffix, or by its first byte (ONNX's ``ir_version`` field;
+    torch checkpoints are zip files and start with ``PK``)."""
+    path = Path(path)
+    if path.suffix.lower() == ".onnx":
+        return True
+    with path.open("rb") as handle:
+        return handle.read(1) == b"\x08"
+
+
+def load_exported(path):
+    """Return (model, encoding, config, data) rebuilt from an up-gnnplan ONNX file.
+
+    ``data`` has the keys of a checkpoint that the exporter and ``ship`` read: ``domain``,
+    ``record``, ``encoding`` and ``config``, and ``source``: where the weights came from.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    from up_gnnplan.states.signature import PredicateSignature
+    from up_gnnplan.training.checkpoint import build
+    from up_gnnplan.training.config import TrainConfig
+
+    path = Path(path)
+    try:
+        proto = onnx.load(str(path))
+    except Exception as error:  # onnx raises protobuf's DecodeError and others
+        raise GnnplanError(f"{path}: not a readable ONNX model ({error.__class__.__name__})") from None
+    meta = {}
+    for entry in proto.metadata_props:
+        if entry.key.startswith(model_format.PREFIX):
+            meta[entry.key[len(model_format.PREFIX):]] = json.loads(entry.value)
+    if meta.get("format") != model_format.FORMAT:
+        raise GnnplanError(f"{path}: not an up-gnnplan model (no up_gnnplan metadata)")
+    if int(meta.get("version", 0)) > model_format.VERSION:
+        raise GnnplanError(f"{path}: model format version {meta['version']} is newer than this up-gnnplan supports "
+                           f"({model_format.VERSION})")
+    if "train_config" not in meta or "architecture" not in meta["train_config"]:
+        raise GnnplanError(f"{path}: the file records no training config, so its model cannot be rebuilt")
+    config = TrainConfig.from_dict(meta["train_config"])
+    encoding, model = build(config, PredicateSignature.from_json(meta["encoding"]["signature"]))
+    if encoding.config() != meta["encoding"]:
+        raise GnnplanError(f"{path}: its encoding {meta['encoding']} is not what its training config builds "
+                           f"({encoding.config()})")
+    prefix = "model." if meta.get("layout") == "packed" else ""
+    weights = {init.name[len(prefix):]: torch.from_numpy(np.array(numpy_helper.to_array(init)))
+               for init in proto.graph.initializer if init.name.startswith(prefix)}
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(weights))
+    wrong = sorted(k for k in expected if k in weights and tuple(weights[k].shape) != tuple(expected[k].shape))
+    if missing or wrong:
+        detail = f"missing {', '.join(missing[:4])}" if missing else f"other shapes for {', '.join(wrong[:4])}"
+        raise GnnplanError(f"{path}: its weights do not fit a {config.architecture} model of its config ({detail}); "
+                           "export from the training checkpoint instead")
+    model.load_state_dict({k: weights[k] for k in expected})
+    model.eval()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    data = {
+        "domain": meta.get("domain", ""),
+        "record": meta.get("training_record", {}),
+        "encoding": meta["encoding"],
+        "config": meta["train_config"],
+        "source": {"kind": "onnx", "file": path.name, "sha256": digest, "package_version": meta.get("package_version")},
+    }
+    return model, encoding, config, data
+
+
+def compare_files(old, new, encoding, states: int = 72, seed: int = 0) -> float:
+    """Return the largest |value difference| of two model files on random states of their domain."""
+    from up_gnnplan.exporters.parity import random_states
+    from up_gnnplan.runtime.value_function import OnnxValueFunction
+
+    a, b = OnnxValueFunction(old), OnnxValueFunction(new)
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for size in (1, 7, states - 8):
+        batch = random_states(encoding.signature, size, rng)
+        worst = max(worst, float(np.abs(a(batch) - b(batch)).max()))
+    return worst
