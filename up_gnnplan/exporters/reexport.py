@@ -68,6 +68,8 @@ def load_exported(path):
     weights = {init.name[len(prefix):]: torch.from_numpy(np.array(numpy_helper.to_array(init)))
                for init in proto.graph.initializer if init.name.startswith(prefix)}
     expected = model.state_dict()
+    if meta.get("layout") != "packed" and hasattr(model, "relation_mlps"):
+        weights.update(_folded_relation_weights(proto, model, expected))
     missing = sorted(set(expected) - set(weights))
     wrong = sorted(k for k in expected if k in weights and tuple(weights[k].shape) != tuple(expected[k].shape))
     if missing or wrong:
@@ -85,6 +87,48 @@ def load_exported(path):
         "source": {"kind": "onnx", "file": path.name, "sha256": digest, "package_version": meta.get("package_version")},
     }
     return model, encoding, config, data
+
+
+def _folded_relation_weights(proto, model, expected) -> dict:
+    """The relation MLP weights of an R-GNN file in the per-relation layout (before 0.1's packing).
+
+    There the exporter folded each relation's slice of the weight stacks into an unnamed
+    constant: four per relation (first matrix, first bias, second matrix, second bias), first
+    used in the order of the encoding's relations. They are stacked back per arity here; a
+    wrong assignment would show in the comparison of the two files' values, which the caller
+    makes before keeping anything. Returns {} when the file does not have that shape.
+    """
+    import torch
+    from onnx import numpy_helper
+
+    if len(model.relation_mlps) != 1:  # one set of MLPs per layer: not rebuilt from folded constants
+        return {}
+    inits = {i.name: i for i in proto.graph.initializer}
+    order, seen = [], set()
+    for node in proto.graph.node:
+        for name in node.input:
+            if name in inits and name.startswith("onnx::") and name not in seen:
+                seen.add(name)
+                order.append(numpy_helper.to_array(inits[name]))
+    nets, d = model.relation_mlps[0], model.hidden
+    if len(order) != 4 * len(nets.arities):
+        return {}
+    stacks = {a: [[] for _ in range(4)] for a in nets.groups}
+    for r, arity in enumerate(nets.arities):
+        parts = order[4 * r: 4 * r + 4]
+        width = arity * d
+        if [p.shape for p in parts] != [(width, width), (width,), (width, width), (width,)]:
+            return {}
+        for i, part in enumerate(parts):
+            stacks[arity][i].append(part)
+    out = {}
+    for g, arity in enumerate(nets.groups):
+        for i in range(4):
+            key = f"relation_mlps.0.weights.{4 * g + i}"
+            out[key] = torch.from_numpy(np.stack(stacks[arity][i]))
+            if tuple(out[key].shape) != tuple(expected[key].shape):
+                return {}
+    return out
 
 
 def compare_files(old, new, encoding, states: int = 72, seed: int = 0) -> float:
