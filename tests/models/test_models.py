@@ -294,3 +294,40 @@ def test_table_aggregator_equals_scatter(aggregation, case):
     torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
     empty = TableAggregator(targets[:0], nodes, d, aggregation, 8.0)(messages[:0])
     torch.testing.assert_close(empty, torch.zeros((nodes, d)))
+
+
+def test_row_width_splits_a_dominant_relation():
+    from up_gnnplan.encodings.packing import ROW_COST, row_width
+
+    assert row_width([]) == 1 and row_width([5]) == 5 and row_width([6, 6, 5]) == 6
+    width = row_width([1000, 20, 20, 3])
+    assert width == 20  # 50 + 1 + 1 + 1 rows of 20, not 4 rows of 1000
+    assert ROW_COST > 0
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_split_rows_give_the_same_values(tmp_path):
+    """A relation much larger than the others is spread over several rows (its slot repeated in
+    ``active``); torch's packed path and onnxruntime give the training path's values either way."""
+    from up_gnnplan.encodings.packing import pack, packed_input_names
+    from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.models.rgnn import PackedRGNN
+    from up_gnnplan.runtime import OnnxValueFunction
+
+    signature, states = states_of("blocksworld", DOMAINS["blocksworld"])
+    encoding, model = build("rgnn", signature, seed=6, layers=3)
+    skewed = states * 6  # many ``on`` atoms against one ``handempty`` row per state
+    feed = encoding.encode(skewed)
+    split, whole = pack(feed, encoding.relations), pack(feed, encoding.relations, split=False)
+    assert len(split["active_2"]) > len(whole["active_2"]) or len(split["active_1"]) > len(whole["active_1"])
+    assert split["arity_1"].size + split["arity_2"].size < whole["arity_1"].size + whole["arity_2"].size
+    names = packed_input_names(encoding)
+    expected = values(model, encoding, skewed)
+    with torch.no_grad():
+        for packed in (split, whole):
+            got = PackedRGNN(model)(*(torch.from_numpy(packed[n]) for n in names))
+            torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    path = export_onnx(model, encoding, tmp_path / "m.onnx", domain="blocksworld",
+                       train_config={"architecture": "rgnn"}, training_record={})
+    np.testing.assert_allclose(OnnxValueFunction(path)(skewed), expected.numpy(), rtol=1e-4, atol=1e-4)

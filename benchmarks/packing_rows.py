@@ -1,0 +1,110 @@
+"""Split rows in the packed layout against one row per relation: padded atoms and session time.
+
+For the largest IPC 2023 ``testing/easy`` problem of each domain (by object count), the shipped
+model's greedy policy takes ``--steps`` steps; at each step the batch of successors it
+evaluates is packed both ways (``up_gnnplan.encodings.packing.pack`` with ``split=True``, the
+runtime's layout, and ``split=False``: every relation padded to the largest one), and the same
+onnxruntime session runs both feeds, alternating which goes first, ``--repeats`` times. Values
+of the two are compared. Prints one markdown table; ratios are taken within the run:
+
+    OMP_NUM_THREADS=1 python benchmarks/packing_rows.py --steps 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_steps import DOMAINS, SHARED, largest  # noqa: E402
+from runtime_speed import table  # noqa: E402
+
+
+def rows_of(feed) -> tuple[int, int]:
+    """(rows, padded atoms) over all arities of a packed feed."""
+    arrays = [v for k, v in feed.items() if k.startswith("arity_")]
+    return sum(a.shape[0] for a in arrays), sum(a.shape[0] * a.shape[1] for a in arrays)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("domains", nargs="*", default=DOMAINS)
+    parser.add_argument("--steps", type=int, default=5, help="policy steps per problem (one batch each)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each layout per batch")
+    parser.add_argument("--max-batch", type=int, default=400, help="skip batches with more successors (seconds each)")
+    parser.add_argument("--row-cost", type=int, help="packing.ROW_COST for the split rows (default: the package's)")
+    args = parser.parse_args()
+    from up_gnnplan.encodings import packing
+    from up_gnnplan.encodings.packing import pack
+
+    if args.row_cost is not None:
+        packing.ROW_COST = args.row_cost
+    from up_gnnplan.models_zoo import find_model
+    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.runtime import OnnxValueFunction
+    from up_gnnplan.search.common import Inputs
+    from up_gnnplan.states.successors import is_goal, successors
+
+    print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
+          f"{os.environ.get('OMP_NUM_THREADS')}, ROW_COST {packing.ROW_COST}", flush=True)
+    out = []
+    for domain in args.domains:
+        objects, problem = largest(domain)
+        task = load_task(SHARED / f"ipc2023-learning/{domain}/domain.pddl", problem)
+        path = find_model(task.signature)
+        if path is None:
+            continue
+        vf, convert = OnnxValueFunction(path), Inputs(task)
+        names = vf.input_names
+        state, seen = task.initial_state(), set()
+        totals = {"split": 0.0, "whole": 0.0, "batches": 0, "states": 0, "real": 0, "padded_split": 0,
+                  "padded_whole": 0, "rows_split": 0, "rows_whole": 0, "diff": 0.0}
+        for step in range(args.steps):
+            seen.add(state.get_index())
+            children = [c for _, c, _ in successors(state) if c.get_index() not in seen]
+            if not children or len(children) > args.max_batch:
+                break
+            feed = vf.encoding.encode(convert(children))
+            real = sum(len(v) for k, v in feed.items() if k.startswith("rel_"))
+            feeds = {"split": pack(feed, vf.encoding.relations), "whole": pack(feed, vf.encoding.relations, split=False)}
+            values = {}
+            for repeat in range(args.repeats):
+                for kind in (("split", "whole") if repeat % 2 == 0 else ("whole", "split")):
+                    start = time.perf_counter()
+                    values[kind] = vf.session.run(["value"], {n: feeds[kind][n] for n in names})[0]
+                    totals[kind] += time.perf_counter() - start
+            totals["diff"] = max(totals["diff"], float(np.abs(values["split"] - values["whole"]).max()))
+            for kind in ("split", "whole"):
+                rows, padded = rows_of(feeds[kind])
+                totals[f"rows_{kind}"] += rows
+                totals[f"padded_{kind}"] += padded
+            totals["real"] += real
+            totals["batches"] += 1
+            totals["states"] += len(children)
+            state = children[int(np.argmin(values["split"]))]
+            if is_goal(task, state):
+                break
+        if not totals["batches"]:
+            print(f"{domain}: no batch within --max-batch {args.max_batch}", flush=True)
+            continue
+        b, r = totals["batches"], args.repeats
+        row = [domain, problem.name, str(objects), str(b), f"{totals['states'] / b:.0f}", f"{totals['real'] / b:,.0f}",
+               f"{totals['padded_whole'] / b:,.0f} ({totals['rows_whole'] / b:.0f})",
+               f"{totals['padded_split'] / b:,.0f} ({totals['rows_split'] / b:.0f})",
+               f"{1000 * totals['whole'] / (b * r):.1f}", f"{1000 * totals['split'] / (b * r):.1f}",
+               f"{totals['whole'] / totals['split']:.2f}x", f"{totals['diff']:.1e}"]
+        out.append(row)
+        print(" | ".join(row), flush=True)
+    print(table(["domain", "problem", "objects", "batches", "states/batch", "atoms/batch",
+                 "padded atoms (rows), one row per relation", "padded atoms (rows), split rows",
+                 "ms/batch, one row per relation", "ms/batch, split rows", "speed-up", "max |diff|"], out))
+    print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
