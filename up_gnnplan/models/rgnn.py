@@ -96,8 +96,7 @@ class TableAggregator:
         self.how, self.beta, self.hidden = how, beta, hidden
         total = targets.shape[0]
         device = targets.device
-        kept = targets < num_nodes
-        bucket = torch.where(kept, targets, torch.full_like(targets, num_nodes))  # one bucket for the left-out
+        bucket = torch.where(targets < num_nodes, targets, torch.full_like(targets, num_nodes))  # one bucket for the left-out
         counts = torch.zeros((num_nodes + 1,), dtype=torch.long, device=device).scatter_add(0, bucket, torch.ones_like(bucket))
         ordered, order = torch.sort(bucket)
         starts = torch.cumsum(counts, 0) - counts
@@ -250,7 +249,9 @@ class RelationalGNN(nn.Module):
 
         ``groups[i]`` [R', M, a] holds the atoms of the relations ``active[i]`` [R'] of the
         i-th arity, padded with the index N of a dummy node: it has a zero embedding and its
-        messages land in an extra row that is dropped, so the result equals :meth:`embed`'s.
+        messages are dropped, so the result equals :meth:`embed`'s. A relation may fill several
+        rows (its index repeated in ``active[i]``). Exported graphs aggregate with
+        :class:`TableAggregator`, torch with the scatter of :class:`Aggregator`.
         """
         num_nodes, d = node_graph.shape[0], self.hidden
         h = torch.zeros((num_nodes, d), dtype=torch.float32, device=node_graph.device)
@@ -258,8 +259,7 @@ class RelationalGNN(nn.Module):
         arities = self.relation_mlps[0].groups
         targets = torch.cat([g.reshape(-1) for g in groups])
         if self.table_aggregation or torch.onnx.is_in_onnx_export():
-            table = TableAggregator(targets, num_nodes, d, self.aggregation, self.beta)
-            aggregator = lambda m: table(m)  # noqa: E731
+            aggregator = TableAggregator(targets, num_nodes, d, self.aggregation, self.beta)  # leaves the dummy out
         else:
             scatter = Aggregator(targets, num_nodes + 1, d, self.aggregation, self.beta)
             aggregator = lambda m: scatter(torch.cat(m))[:num_nodes]  # noqa: E731
