@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from policy_steps import DOMAINS, SHARED, largest  # noqa: E402
+from policy_steps import DOMAINS, largest_tasks  # noqa: E402
 from runtime_speed import table  # noqa: E402
 
 
@@ -44,8 +44,6 @@ def main():
 
     if args.row_cost is not None:
         packing.ROW_COST = args.row_cost
-    from up_gnnplan.models_zoo import find_model
-    from up_gnnplan.problems.loading import load_task
     from up_gnnplan.runtime import OnnxValueFunction
     from up_gnnplan.search.common import Inputs
     from up_gnnplan.states.successors import is_goal, successors
@@ -53,12 +51,7 @@ def main():
     print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
           f"{os.environ.get('OMP_NUM_THREADS')}, ROW_COST {packing.ROW_COST}", flush=True)
     out = []
-    for domain in args.domains:
-        objects, problem = largest(domain)
-        task = load_task(SHARED / f"ipc2023-learning/{domain}/domain.pddl", problem)
-        path = find_model(task.signature)
-        if path is None:
-            continue
+    for domain, objects, problem, task, path in largest_tasks(args.domains):
         vf, convert = OnnxValueFunction(path), Inputs(task)
         names = vf.input_names
         state, seen = task.initial_state(), set()

@@ -36,25 +36,34 @@ def largest(domain: str) -> tuple[int, Path]:
     return objects, SHARED / folder / name
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("domains", nargs="*", default=DOMAINS)
-    parser.add_argument("--steps", type=int, default=20)
-    args = parser.parse_args()
+def largest_tasks(domains):
+    """Yield (domain, objects, problem path, task, shipped model path) of each domain's largest
+    ``testing/easy`` problem, for the domains with a shipped model (others are reported)."""
     from up_gnnplan.models_zoo import find_model
     from up_gnnplan.problems.loading import load_task
-    from up_gnnplan.runtime import OnnxValueFunction
 
-    print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
-          f"{os.environ.get('OMP_NUM_THREADS')}", flush=True)
-    rows = []
-    for domain in args.domains:
+    for domain in domains:
         objects, problem = largest(domain)
         task = load_task(SHARED / f"ipc2023-learning/{domain}/domain.pddl", problem)
         path = find_model(task.signature)
         if path is None:
             print(f"{domain}: no shipped model, skipped", flush=True)
             continue
+        yield domain, objects, problem, task, path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("domains", nargs="*", default=DOMAINS)
+    parser.add_argument("--steps", type=int, default=20)
+    args = parser.parse_args()
+    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.runtime import OnnxValueFunction
+
+    print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
+          f"{os.environ.get('OMP_NUM_THREADS')}", flush=True)
+    rows = []
+    for domain, objects, problem, task, path in largest_tasks(args.domains):
         vf = OnnxValueFunction(path)
         instrumented_policy(task, vf, 1)  # warm-up on this size
         task = load_task(SHARED / f"ipc2023-learning/{domain}/domain.pddl", problem)
