@@ -12,8 +12,9 @@ without atoms (most goal copies, in most states) cost nothing.
 
 Rows need not be whole relations: ``active_a`` may name a relation more than once, each row
 holding the next ``M`` of its atoms. Padding every relation to the largest one wastes most of
-the work where one relation dwarfs the others (a static ``road`` relation: 18,360 of 22,320
-binary atoms in a batch of 90 Transport states, padded to 110,160 rows); :func:`row_width`
+the work where one relation dwarfs the others (Transport's static ``road``: batches of the
+successors of a 39-object state had 117,395 padded atom rows for 27,207 atoms, see
+``benchmarks/packing_rows.py`` in benchmarks/RESULTS.md); :func:`row_width`
 picks ``M`` so that the padded atoms plus a per-row cost are smallest. The graph is the same
 for any ``M``, so files exported before this change gain from it too.
 """
