@@ -28,6 +28,8 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
+from up_gnnplan.datasets.generators.pddl import problem_text
+
 Cell = tuple[int, int]
 
 # Resampling budget before a layout is declared infeasible for the given parameters.
@@ -148,14 +150,7 @@ def render_problem(layout: Layout, name: str) -> str:
     init = coordinate_facts(layout.width, layout.height)
     init += [cell_atom("blocked", c) for c in layout.blocked]
     init.append(cell_atom("at", layout.start))
-    lines = [f"(define (problem {name})", "  (:domain navig-xy)", "  (:objects"]
-    lines += [f"    {line}" for line in objects]
-    lines[-1] += ")"
-    lines.append("  (:init")
-    lines += [f"    {fact}" for fact in init]
-    lines[-1] += ")"
-    lines.append(f"  (:goal {cell_atom('at', layout.goal)}))")
-    return "\n".join(lines) + "\n"
+    return problem_text(name, "navig-xy", objects, init, cell_atom("at", layout.goal), object_lines=True)
 
 
 def generate_problem(rng: random.Random, *, width: int = 6, height: int = 4,

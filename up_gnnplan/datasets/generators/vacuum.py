@@ -34,6 +34,8 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
+from up_gnnplan.datasets.generators.pddl import problem_text
+
 Edge = tuple[int, int]
 
 DOMAIN_PDDL = """\
@@ -153,13 +155,8 @@ def render_problem(layout: VacuumLayout, name: str) -> str:
         for a, b in edges:
             init += [f"(adjacent {r} {locs[a]} {locs[b]})", f"(adjacent {r} {locs[b]} {locs[a]})"]
     init.append(f"(dirty {locs[layout.dirty]})")
-    lines = [f"(define (problem {name})", "  (:domain vacuum)", "  (:objects",
-             f"    {' '.join(robots)} - robot", f"    {' '.join(locs)} - location)",
-             "  (:init"]
-    lines += [f"    {fact}" for fact in init]
-    lines[-1] += ")"
-    lines.append(f"  (:goal (clean {locs[layout.dirty]})))")
-    return "\n".join(lines) + "\n"
+    objects = [f"{' '.join(robots)} - robot", f"{' '.join(locs)} - location"]
+    return problem_text(name, "vacuum", objects, init, f"(clean {locs[layout.dirty]})", object_lines=True)
 
 
 def generate_problem(rng: random.Random, *, locations: int = 12, robots: int = 3,

@@ -29,6 +29,7 @@ from up_gnnplan.datasets.generators.navig_xy import (
     coordinate_facts,
     coordinate_objects,
 )
+from up_gnnplan.datasets.generators.pddl import problem_text
 
 DOMAIN_PDDL = """\
 (define (domain visitall-xy)
@@ -69,13 +70,4 @@ def generate_problem(rng: random.Random, *, width: int = 4, height: int = 4,
     init += [cell_atom("at", start), cell_atom("visited", start)]
     goal = [cell_atom("visited", c) for c in cells]
 
-    lines = [f"(define (problem {name})", "  (:domain visitall-xy)", "  (:objects"]
-    lines += [f"    {line}" for line in coordinate_objects(width, height)]
-    lines[-1] += ")"
-    lines.append("  (:init")
-    lines += [f"    {fact}" for fact in init]
-    lines[-1] += ")"
-    lines.append("  (:goal (and")
-    lines += [f"    {atom}" for atom in goal]
-    lines[-1] += ")))"
-    return "\n".join(lines) + "\n"
+    return problem_text(name, "visitall-xy", coordinate_objects(width, height), init, goal, object_lines=True)
