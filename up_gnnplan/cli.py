@@ -17,6 +17,29 @@ import click
 EXIT_OK = 0
 EXIT_INPUT_ERROR = 2  # bad input: file, PDDL, unsupported feature, dataset of another domain
 EXIT_UNSOLVABLE = 3  # the problem is proven unsolvable (or could not be solved)
+EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (and validated)
+
+DEVICES = ("auto", "cpu", "cuda")  # onnxruntime devices (runtime.providers), named here to keep --help fast
+
+
+class Seconds(click.ParamType):
+    """A time limit: a finite number of seconds above 0 (one rule for every command)."""
+
+    name = "SECONDS"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r}: give a finite number of seconds above 0", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 
 def _warning_line(message, category, filename, lineno, line=None):
@@ -37,11 +60,11 @@ def main():
 
 def _bundled_example(name: str) -> list[str]:
     """Return [domain, problems...] of a bundled example domain."""
-    from up_gnnplan.data import example
+    from up_gnnplan.data import example, example_names
 
     domain = example(name)
     if not domain.is_file():
-        _fail(ValueError(f"no bundled example '{name}' (try blocksworld or gripper)"))
+        _fail(ValueError(f"no bundled example '{name}'; there are: {', '.join(example_names())}"))
     return [str(domain)] + sorted(str(p) for p in domain.parent.glob("p*.pddl"))
 
 
@@ -289,58 +312,114 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--model", help="A shipped model's name or an ONNX file (default: the shipped model of the domain).")
 @click.option("--mode", type=click.Choice(["auto", "policy", "gbfs"]), default="auto", show_default=True,
               help="policy: greedy policy; gbfs: greedy best-first search on V; auto: policy, then GBFS.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds.")
-@click.option("--max-steps", type=int, default=1000, show_default=True, help="Step limit of the policy.")
+@click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
+              help="Seconds from the start of the command: reading the PDDL, search and validation all count.")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=None,
+              help="Limit on the resident memory in MB [default: half the machine's RAM, within what is free; 0: none].")
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
+              help="Where the model runs: cuda needs onnxruntime-gpu (pip install 'up-gnnplan[gpu]').")
+@click.option("--max-steps", type=click.IntRange(min=1), default=1000, show_default=True, help="Step limit of the policy.")
 @click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")
-def solve(files, example, model, mode, timeout, max_steps, plan_file):
+def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, plan_file):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
     """
     import time
 
+    start = time.perf_counter()
+    from unified_planning.exceptions import UPUsageError
+
     from up_gnnplan.errors import GnnplanError
-    from up_gnnplan.problems.loading import load_pddl
     from up_gnnplan.plugins.engine import GnnplanEngine
 
     if example:
-        # NAME/FILE picks a bundled problem; NAME alone its largest test problem (test-*.pddl).
-        name, _, problem = example.partition("/")
-        domain = Path(_bundled_example(name)[0])
-        tests = sorted(domain.parent.glob("test-*.pddl")) or sorted(domain.parent.glob("p*.pddl"))
-        chosen = domain.parent / problem if problem else tests[-1]
-        if not chosen.is_file():
-            _fail(ValueError(f"no bundled problem '{problem}' in {name}; there are: "
-                             + ", ".join(p.name for p in sorted(domain.parent.glob('*.pddl')) if p != domain)))
-        files = [str(domain), str(chosen)]
+        files = _example_files(example)
     if len(files) != 2:
         _fail(click.UsageError("give DOMAIN and PROBLEM files (or --example NAME)"))
-    start = time.perf_counter()
+    if plan_file and not Path(plan_file).resolve().parent.is_dir():
+        _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
-        problem = load_pddl(*files)
+        engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps, memory_mb=memory_mb, device=device)
+    except UPUsageError as error:
+        _fail(error)
+    name = Path(files[1]).name
+    try:
+        problem = _load_within(files, timeout)
     except GnnplanError as error:
         _fail(error)
-    engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps)
-    result = engine._solve(problem, timeout=timeout)
+    if problem is None:
+        click.echo(f"{name}: timeout after {time.perf_counter() - start:.2f} s ({mode}): time limit of {timeout:g} s "
+                   "reached while reading the PDDL files")
+        sys.exit(EXIT_LIMIT)
+    result = engine.solve(problem, timeout=max(0.0, timeout - (time.perf_counter() - start)))
     for log in result.log_messages:
         if log.level.name in ("ERROR", "WARNING"):
             click.echo(f"{log.level.name.lower()}: {log.message}", err=True)
     seconds = time.perf_counter() - start
     status = result.status.name.lower()
     if result.plan is None:
-        click.echo(f"{Path(files[1]).name}: {status} after {seconds:.2f} s ({mode})")
-        sys.exit(EXIT_INPUT_ERROR if status == "unsupported_problem" else EXIT_UNSOLVABLE)
+        last = result.log_messages[-1].message if result.log_messages else ""
+        reason = f": {last}" if status in ("timeout", "memout") and last else ""
+        click.echo(f"{name}: {status} after {seconds:.2f} s ({mode}){reason}")
+        sys.exit(EXIT_INPUT_ERROR if status == "unsupported_problem" else
+                 EXIT_LIMIT if status in ("timeout", "memout") else EXIT_UNSOLVABLE)
     from unified_planning.io import PDDLWriter
 
     text = PDDLWriter(problem).get_plan(result.plan)
+    metrics = result.metrics
     if plan_file:
-        Path(plan_file).write_text(text)
+        try:
+            Path(plan_file).write_text(text)
+        except OSError as error:  # the plan is not lost: it goes to standard output instead
+            click.echo(text, nl=False)
+            click.echo(f"error: --plan-file {plan_file}: cannot be written ({error.strerror}); the plan is printed "
+                       "above", err=True)
     else:
         click.echo(text, nl=False)
-    metrics = result.metrics
-    click.echo(f"{Path(files[1]).name}: {status}, {len(result.plan.actions)} actions, cost {metrics.get('plan_cost')}, "
+    click.echo(f"{name}: {status}, {len(result.plan.actions)} actions, cost {metrics.get('plan_cost')}, "
                f"{seconds:.2f} s, {metrics.get('expanded')} expanded, {metrics.get('evaluated')} evaluated, "
-               f"model {Path(metrics.get('model', '')).name}, plan validated")
+               f"model {Path(metrics.get('model', '')).name} on {metrics.get('provider')}, plan validated")
+
+
+def _example_files(example: str) -> list[str]:
+    """Return [domain, problem] of ``--example NAME`` (its largest test problem) or ``NAME/FILE``."""
+    name, _, problem = example.partition("/")
+    domain = Path(_bundled_example(name)[0])
+    tests = sorted(domain.parent.glob("test-*.pddl")) or sorted(domain.parent.glob("p*.pddl"))
+    chosen = domain.parent / problem if problem else tests[-1]
+    if not chosen.is_file():
+        _fail(ValueError(f"no bundled problem '{problem}' in {name}; there are: "
+                         + ", ".join(p.name for p in sorted(domain.parent.glob('*.pddl')) if p != domain)))
+    return [str(domain), str(chosen)]
+
+
+def _load_within(files, seconds: float):
+    """Return the UP problem of ``files``, or None if reading them takes more than ``seconds``.
+
+    UP's PDDL reader cannot be interrupted, so it runs in a daemon thread; on a timeout the
+    command ends and the thread with it.
+    """
+    import threading
+
+    from up_gnnplan.problems.loading import load_pddl
+
+    outcome = {}
+
+    def read():
+        try:
+            outcome["problem"] = load_pddl(*files)
+        except BaseException as error:  # noqa: BLE001  (re-raised in the caller's thread)
+            outcome["error"] = error
+
+    reader = threading.Thread(target=read, name="gnnplan-read-pddl", daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if reader.is_alive():
+        return None
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["problem"]
 
 
 @main.command()
@@ -386,7 +465,7 @@ def models(markdown):
 @click.option("--suite", "suites", multiple=True, type=click.Path(file_okay=False, exists=True), metavar="DIR",
               help="Repeatable: a folder of problems with domain.pddl in it or up to two folders above.")
 @click.option("--example", "examples", multiple=True, metavar="NAME", help="Repeatable: a bundled example domain.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+@click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds given to the planner of each task.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tasks run in parallel.")
 @click.option("--memory-mb", type=click.IntRange(min=64), default=4096, show_default=True,

@@ -36,6 +36,28 @@ def find_model(signature: PredicateSignature) -> Path | None:
     return None
 
 
+def no_model_message(signature: PredicateSignature) -> str:
+    """Say that no shipped model fits ``signature``, how the closest one differs, and how to get one."""
+    listed = ", ".join(f"{n}/{a}" for n, a in signature.predicates)
+    message = f"no shipped model for this domain, whose predicates are {listed}"
+    if any(n.startswith("type:") for n, _ in signature.predicates):
+        message += " (type:T is true of the objects of type T)"
+    mine = set(signature.predicates)
+    closest, overlap = None, 0.0
+    for entry in entries():
+        theirs = set(PredicateSignature.from_json(entry["signature"]).predicates)
+        score = len(mine & theirs) / len(mine | theirs)
+        if score > overlap:
+            closest, overlap = entry, score
+    if closest is not None and overlap >= 0.3:
+        model = PredicateSignature.from_json(closest["signature"])
+        message += (f"; the closest shipped model, '{closest['name']}' (domain {closest['domain']}), differs: "
+                    + signature.describe_difference(model).replace("the first", "the problem").replace(
+                        "the second", "the model"))
+    return (message + ". Train one with `gnnplan dataset`, `gnnplan train` and `gnnplan export`, then pass it "
+            "with --model PATH (command line) or params={'model': PATH} (UP)")
+
+
 def resolve(name_or_path: str) -> Path:
     """Return the file of a shipped model name (``blocksworld``) or of a path."""
     for entry in entries():

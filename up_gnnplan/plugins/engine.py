@@ -1,21 +1,32 @@
 """The ``gnnplan`` UP engine: a learned value function guiding a policy or a search.
 
 Follows UP's ``OneshotPlanner`` contract: ``supported_kind``, ``supports``, ``_solve`` and
-credits; options arrive from ``params={...}``:
+credits; options arrive from ``params={...}`` and are checked when the engine is built
+(:data:`PARAMS` says what each accepts):
 
 - ``model``: a shipped model's name or an ONNX file; default: the shipped model whose
   predicate signature matches the problem's domain;
 - ``mode``: ``policy`` (the greedy policy), ``gbfs`` (greedy best-first search on V), or
   ``auto`` (default: the policy, then GBFS with the time that is left);
 - ``max_steps``: the policy's step limit (1000, as in the paper);
-- ``threads``: onnxruntime intra-op threads (1).
+- ``threads``: onnxruntime intra-op threads (1);
+- ``memory_mb``: the limit on the process's resident memory (default: derived from the
+  machine, see :mod:`up_gnnplan.limits`; 0: no limit);
+- ``device``: ``auto`` (CUDA when onnxruntime-gpu offers it, else the CPU), ``cpu`` or ``cuda``.
 
-Every plan is validated before it is returned; outcomes map to UP statuses in one function.
+The time limit counts from the moment ``solve`` is called: building the task, loading the
+model, the search and the validation of the plan all count, and each is checked between units
+of work short enough for the limit to hold within 5% (or 0.5 s). Reaching the memory limit
+ends the solve with ``MEMOUT`` and a message naming what was too large. Every plan is
+validated before it is returned; outcomes map to UP statuses in one function.
 """
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import unified_planning as up
 from unified_planning.engines import Credits, LogLevel, LogMessage, PlanGenerationResult, PlanGenerationResultStatus
@@ -24,6 +35,7 @@ from unified_planning.engines.mixins.oneshot_planner import OneshotPlannerMixin
 from unified_planning.model import ProblemKind
 
 MODES = ("auto", "policy", "gbfs")
+DEVICES = ("auto", "cpu", "cuda")  # as up_gnnplan.runtime.providers.DEVICES, without importing the runtime
 
 CREDITS = Credits(
     name="gnnplan",
@@ -37,6 +49,83 @@ CREDITS = Credits(
 )
 
 
+def _text(value):
+    if isinstance(value, bool) or not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__"):
+        raise ValueError
+    return str(value) if not isinstance(value, bytes) else value.decode()
+
+
+def _integer(minimum: int) -> Callable[[Any], int]:
+    def convert(value):
+        if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        number = int(value)  # accepts "100": UP passes params as strings too
+        if number < minimum:
+            raise ValueError
+        return number
+
+    return convert
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
+    def convert(value):
+        if value not in options:
+            raise ValueError
+        return value
+
+    return convert
+
+
+@dataclass(frozen=True)
+class Param:
+    """One engine option: its default, how a given value is checked, and what it accepts (for messages)."""
+
+    default: Any
+    convert: Callable[[Any], Any]
+    accepts: str
+
+
+PARAMS = {
+    "model": Param(None, _text, "a shipped model's name or the path of an ONNX file"),
+    "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES)),
+    "max_steps": Param(1000, _integer(1), "an integer >= 1"),
+    "threads": Param(1, _integer(1), "an integer >= 1"),
+    "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
+    "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES)),
+}
+
+
+def check_params(given: dict) -> dict:
+    """Return every engine option with ``given`` checked and converted; raise UPUsageError naming a bad one."""
+    unknown = sorted(set(given) - set(PARAMS))
+    if unknown:
+        raise up.exceptions.UPUsageError(
+            f"gnnplan: unknown param(s) {', '.join(map(repr, unknown))}; known: {', '.join(PARAMS)}")
+    values = {name: param.default for name, param in PARAMS.items()}
+    for name, value in given.items():
+        if value is None and PARAMS[name].default is None:
+            continue
+        try:
+            values[name] = PARAMS[name].convert(value)
+        except (TypeError, ValueError):
+            raise up.exceptions.UPUsageError(
+                f"gnnplan: param {name!r} must be {PARAMS[name].accepts}, got {value!r}") from None
+    return values
+
+
+def check_timeout(timeout) -> float | None:
+    """Return ``timeout`` as seconds (None: no limit); refuse a negative or non-finite one."""
+    if timeout is None:
+        return None
+    try:
+        seconds = float(timeout)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if isinstance(timeout, bool) or not math.isfinite(seconds) or seconds < 0:
+        raise up.exceptions.UPUsageError(f"gnnplan: timeout must be a finite number of seconds >= 0, got {timeout!r}")
+    return seconds
+
+
 def _status(search_status) -> PlanGenerationResultStatus:
     """Map a search outcome to UP's plan-generation status."""
     from up_gnnplan.search import Status
@@ -46,18 +135,20 @@ def _status(search_status) -> PlanGenerationResultStatus:
         Status.UNSOLVABLE: PlanGenerationResultStatus.UNSOLVABLE_PROVEN,
         Status.GAVE_UP: PlanGenerationResultStatus.UNSOLVABLE_INCOMPLETELY,
         Status.TIMEOUT: PlanGenerationResultStatus.TIMEOUT,
+        Status.MEMOUT: PlanGenerationResultStatus.MEMOUT,
     }[search_status]
 
 
 class GnnplanEngine(Engine, OneshotPlannerMixin):
     """Solve problems of known domains with a learned value function (see the module docstring)."""
 
-    def __init__(self, model: str | None = None, mode: str = "auto", max_steps: int = 1000, threads: int = 1):
+    def __init__(self, **params):
         Engine.__init__(self)
         OneshotPlannerMixin.__init__(self)
-        if mode not in MODES:
-            raise up.exceptions.UPUsageError(f"gnnplan: unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        self.model, self.mode, self.max_steps, self.threads = model, mode, int(max_steps), int(threads)
+        values = check_params(params)
+        self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
+        self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
+        self._called_at = None
 
     @property
     def name(self) -> str:
@@ -89,6 +180,15 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
     def get_credits(**kwargs) -> Credits:
         return CREDITS
 
+    def solve(self, problem, heuristic=None, timeout=None, output_stream=None, **kwargs):
+        """Solve ``problem``; the time limit counts from this call (UP's checks before ``_solve`` included)."""
+        check_timeout(timeout)
+        self._called_at = time.perf_counter()
+        try:
+            return super().solve(problem, heuristic, timeout, output_stream, **kwargs)
+        finally:
+            self._called_at = None
+
     def _result(self, status, plan=None, start=None, messages=(), metrics=None) -> PlanGenerationResult:
         metrics = dict(metrics or {})
         if start is not None:
@@ -98,56 +198,101 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
 
     def _solve(self, problem, heuristic=None, timeout=None, output_stream=None) -> PlanGenerationResult:
         from up_gnnplan.errors import GnnplanError
-        from up_gnnplan.plugins.validation import validate_plan
+        from up_gnnplan.limits import Limits, LimitReached, MemoryLimitReached
         from up_gnnplan.problems import Task
-        from up_gnnplan.search import Status, gbfs, policy_rollout
+        from up_gnnplan.search import Inputs, Status, gbfs, policy_rollout
 
-        start = time.perf_counter()
+        start = self._called_at or time.perf_counter()
+        limits = Limits(check_timeout(timeout), self.memory_mb, start=start)
         messages = []
         if heuristic is not None:
             messages.append((LogLevel.WARNING, "gnnplan ignores the given heuristic: it uses its learned value function"))
+        metrics = {"mode": self.mode, "memory_limit_mb": str(limits.memory_mb)}
+
+        def stop(error):
+            status = PlanGenerationResultStatus.MEMOUT if isinstance(error, MemoryLimitReached) else (
+                PlanGenerationResultStatus.TIMEOUT)
+            messages.append((LogLevel.ERROR if status == PlanGenerationResultStatus.MEMOUT else LogLevel.INFO,
+                             str(error)))
+            metrics["peak_memory_mb"] = f"{limits.peak_mb:.0f}"
+            return self._result(status, start=start, messages=messages, metrics=metrics)
+
         try:
-            task = Task(problem)
-            value_fn = self._value_function(task)
+            limits.check("before loading the task")
+            task = Task(problem, check=limits.check)
+            limits.check("after building the task")
+            value_fn = self._value_function(task, limits)
+            metrics.update(model=str(value_fn.path), provider=value_fn.provider)
+            messages.append((LogLevel.INFO, f"model {value_fn.path.name} ({value_fn.architecture} for domain "
+                                            f"'{value_fn.domain}') on {value_fn.provider}"))
+            if task.has_existential_goal:
+                messages.append((LogLevel.WARNING, EXISTENTIAL_GOAL_WARNING))
+            inputs = Inputs(task)
+        except LimitReached as error:
+            return stop(error)
+        except MemoryError:
+            return stop(MemoryLimitReached(f"out of memory while loading the task (limit {limits.memory_mb} MB)"))
         except GnnplanError as error:
             messages.append((LogLevel.ERROR, str(error)))
-            return self._result(PlanGenerationResultStatus.UNSUPPORTED_PROBLEM, start=start, messages=messages)
-
-        def remaining():
-            return None if timeout is None else max(0.0, timeout - (time.perf_counter() - start))
+            return self._result(PlanGenerationResultStatus.UNSUPPORTED_PROBLEM, start=start, messages=messages,
+                                metrics=metrics)
 
         result = None
-        if self.mode in ("policy", "auto"):
-            result = policy_rollout(task, value_fn, max_steps=self.max_steps, time_limit=remaining())
-            messages.append((LogLevel.INFO, f"policy: {result.status.value} after {result.expanded} steps {result.message}".strip()))
-        if self.mode == "gbfs" or (self.mode == "auto" and result.status is Status.GAVE_UP):
-            result = gbfs(task, value_fn, time_limit=remaining())
-            messages.append((LogLevel.INFO, f"gbfs: {result.status.value}, {result.expanded} expansions {result.message}".strip()))
-        metrics = {"expanded": str(result.expanded), "evaluated": str(result.evaluated), "model": str(value_fn.path),
-                   "mode": self.mode}
+        try:
+            if self.mode in ("policy", "auto"):
+                result = policy_rollout(task, value_fn, max_steps=self.max_steps, limits=limits, inputs=inputs)
+                messages.append((LogLevel.INFO, f"policy: {result.status.value} after {result.expanded} steps "
+                                                f"{result.message}".strip()))
+            if self.mode == "gbfs" or (self.mode == "auto" and result.status is Status.GAVE_UP):
+                result = gbfs(task, value_fn, limits=limits, inputs=inputs)
+                messages.append((LogLevel.INFO, f"gbfs: {result.status.value}, {result.expanded} expansions "
+                                                f"{result.message}".strip()))
+        except MemoryError:
+            return stop(MemoryLimitReached(f"out of memory during the search (limit {limits.memory_mb} MB)"))
+        metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated),
+                       peak_memory_mb=f"{limits.peak_mb:.0f}")
+        if result.status is Status.MEMOUT:
+            messages[-1] = (LogLevel.ERROR, messages[-1][1])
         if not result.solved:
             return self._result(_status(result.status), start=start, messages=messages, metrics=metrics)
+        return self._validated(task, result, limits, start, messages, metrics)
+
+    def _validated(self, task, result, limits, start, messages, metrics) -> PlanGenerationResult:
+        """Return the SOLVED result once its plan validates within the limits (else TIMEOUT or an error)."""
+        from up_gnnplan.limits import LimitReached, MemoryLimitReached
+        from up_gnnplan.plugins.validation import validate_plan
+
         plan = task.to_up_plan(result.actions)
-        problem_error = validate_plan(task, plan, result.actions)
+        try:
+            problem_error = validate_plan(task, plan, result.actions, check=limits.check)
+        except LimitReached as error:
+            messages.append((LogLevel.INFO, f"a plan of {len(plan.actions)} actions was found but not validated "
+                                            f"in time, so it is not returned: {error}"))
+            status = (PlanGenerationResultStatus.MEMOUT if isinstance(error, MemoryLimitReached)
+                      else PlanGenerationResultStatus.TIMEOUT)
+            return self._result(status, start=start, messages=messages, metrics=metrics)
         if problem_error:
             messages.append((LogLevel.ERROR, f"internal error: the plan found does not validate: {problem_error}"))
-            return self._result(PlanGenerationResultStatus.INTERNAL_ERROR, start=start, messages=messages, metrics=metrics)
+            return self._result(PlanGenerationResultStatus.INTERNAL_ERROR, start=start, messages=messages,
+                                metrics=metrics)
         metrics["plan_cost"] = f"{result.cost:g}"
         return self._result(PlanGenerationResultStatus.SOLVED_SATISFICING, plan, start, messages, metrics)
 
-    def _value_function(self, task):
+    def _value_function(self, task, limits):
         """Return the ONNX value function for ``task``: the chosen model, or the shipped one."""
-        from up_gnnplan.models_zoo import find_model, resolve
+        from up_gnnplan.models_zoo import find_model, no_model_message, resolve
         from up_gnnplan.runtime import ModelError, load_value_function
 
         path = resolve(self.model) if self.model else find_model(task.signature)
         if path is None:
-            names = ", ".join(f"{n}/{a}" for n, a in task.signature.predicates if not n.startswith("type:"))
-            raise ModelError(
-                f"no shipped model for this domain (predicates {names}); train one with "
-                "`gnnplan dataset`, `gnnplan train` and `gnnplan export`, then pass "
-                "params={'model': 'path/to/model.onnx'}"
-            )
-        value_fn = load_value_function(path, threads=self.threads)
+            raise ModelError(no_model_message(task.signature))
+        limits.check("before loading the model")
+        value_fn = load_value_function(path, threads=self.threads, device=self.device)
         value_fn.check_signature(task.signature, task.source.describe())
         return value_fn
+
+
+EXISTENTIAL_GOAL_WARNING = (
+    "the goal has existentially quantified conjuncts, which the model cannot see (they give it no goal atoms): "
+    "the policy and the search are guided by the rest of the goal only, so plans may be long or not found; "
+    "grounding such goals (Funkquist et al. 2024) is not built yet")

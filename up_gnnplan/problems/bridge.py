@@ -14,7 +14,9 @@ predicates and actions back to UP items. Traps handled here:
 
 from __future__ import annotations
 
-from up_gnnplan.errors import ProblemLoadError, UnsupportedFeatureError
+import re
+
+from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source
 from up_gnnplan.states.signature import PredicateSignature
@@ -75,6 +77,51 @@ def _compile_existential_goals(problem):
     return compiled, names
 
 
+def _problem_text(writer, problem, kind, domain_text: str, check) -> str:
+    """Return the PDDL problem of ``problem`` in ``writer``'s names, from its explicit initial values.
+
+    UP's ``PDDLWriter.get_problem`` reads ``problem.initial_values``, which builds an expression
+    for every grounding of every fluent (160,000 ``on`` atoms for 400 blocks: 18 s of the 20 s a
+    400-block task took to build). Every fluent of a problem we accept defaults to false (Boolean)
+    or to undefined (the static cost fluents), so the explicit values say everything; a problem
+    with another default is written by UP's writer as before.
+    """
+    from unified_planning.io.pddl_writer import ConverterToPDDLString
+
+    if any(v is not None and not v.is_false() for v in problem.fluents_defaults.values()):
+        return writer.get_problem()
+    # The writer hands out PDDL names lazily; its own problem writer uses this method too.
+    name = writer._get_mangled_name
+    constants = {o for objs in (writer.domain_objects or {}).values() for o in objs}
+    domain = re.search(r"\(define \(domain (\S+)\)", domain_text).group(1)
+    lines = [f"(define (problem {domain}-problem)", f" (:domain {domain})", " (:objects"]
+    for user_type in problem.user_types:
+        objects = [name(o) for o in problem.objects(user_type) if o.type == user_type and o not in constants]
+        if objects:
+            lines.append(f"   {' '.join(objects)} - {name(user_type)}")
+    if not problem.user_types:
+        lines.append("   " + " ".join(name(o) for o in problem.all_objects))
+    lines += [" )", " (:init"]
+    converter = ConverterToPDDLString(problem.environment, name)
+    for count, (fluent, value) in enumerate(problem.explicit_initial_values.items()):
+        if count % 20_000 == 19_999:
+            check(f"while building the task (writing initial atom {count + 1:,})")
+        if value.is_true():
+            lines.append(f"  {converter.convert(fluent)}")
+        elif not value.is_false():
+            lines.append(f"  (= {converter.convert(fluent)} {converter.convert(value)})")
+    if kind.has_actions_cost() or kind.has_plan_length():
+        lines.append("  (= (total-cost) 0)")
+    lines.append(" )")
+    goals = []
+    for goal in (g.simplify() for g in problem.goals):
+        goals.extend(map(converter.convert, goal.args if goal.is_and() else [goal]))
+    lines += [" (:goal (and", *(f"  {g}" for g in goals), " ))"]
+    if problem.quality_metrics:
+        lines.append(" (:metric minimize (total-cost))")
+    return "\n".join(lines) + "\n)\n"
+
+
 def _derive(domain_text: str, writer, compiled, names: list[tuple[str, str]]) -> str:
     """Replace each goal action of ``domain_text`` by a ``:derived`` rule."""
     for name, action_name in names:
@@ -99,14 +146,17 @@ class Task:
         source: where it came from, for error messages and dataset provenance.
         mode: pymimir's successor generator, ``"lifted"`` (default; no grounding step, so
             large instances start at once) or ``"grounded"``.
+        check: called as ``check(what)`` between the stages of building the task, so that a
+            solve's limits (:class:`up_gnnplan.limits.Limits`) can stop it.
     """
 
-    def __init__(self, up_problem, source: Source | None = None, mode: str = "lifted"):
+    def __init__(self, up_problem, source: Source | None = None, mode: str = "lifted", check=None):
         import pymimir
         from unified_planning.io import PDDLWriter
 
         from unified_planning.model import Problem
 
+        check = check or (lambda what: None)
         self.up_problem = up_problem
         self.source = source or Source()
         if not isinstance(up_problem, Problem):
@@ -114,22 +164,28 @@ class Task:
                 [f"{type(up_problem).__name__} (not a classical action-based problem)"], self.source.describe()
             )
         check_supported(up_problem, self.source.describe())
+        check("while building the task (after checking its PDDL fragment)")
         compiled, goal_names = _compile_existential_goals(up_problem)
         self.has_existential_goal = bool(goal_names)
         self.writer = PDDLWriter(compiled)
         try:
             domain_text = self.writer.get_domain()
-            problem_text = self.writer.get_problem()
+            check("while building the task (writing its PDDL)")
+            problem_text = _problem_text(self.writer, compiled, self.writer.problem_kind, domain_text, check)
+        except GnnplanError:
+            raise
         except Exception as error:  # UP's writer raises its own types for constructs PDDL lacks
             raise UnsupportedFeatureError([f"a construct PDDL cannot express ({error})"], self.source.describe()) from None
         if goal_names:
             domain_text = _derive(domain_text, self.writer, compiled, goal_names)
         self.domain_text, self.problem_text = domain_text, problem_text
+        check("while building the task (before pymimir parses it)")
         try:
             self.mimir_domain = pymimir.Domain(self.domain_text)
             self.mimir_problem = pymimir.Problem(self.mimir_domain, self.problem_text, mode=mode)
         except RuntimeError as error:
             raise ProblemLoadError(f"{self.source.describe()}: pymimir rejected the problem: {error}") from None
+        check("while building the task (after pymimir parsed it)")
         self.signature = PredicateSignature.from_up_problem(up_problem)
         self.objects = list(up_problem.all_objects)
         self.object_names = [o.name for o in self.objects]

@@ -1,10 +1,11 @@
 """Evaluate states with an exported ONNX model through onnxruntime.
 
-The session uses CUDAExecutionProvider when onnxruntime-gpu provides it (the ``gpu`` extra)
-and the CPU otherwise, with explicit thread counts: on the small graphs of planning states
-one intra-op thread is fastest, and searches run in parallel processes. Files are checked
-before any search starts: a corrupt file, a file of another domain, or a file of a newer
-incompatible format is refused with a message that says which.
+The session runs on the device asked for (:mod:`up_gnnplan.runtime.providers`: CUDA when
+onnxruntime-gpu provides it, the CPU otherwise) with explicit thread counts: on the small
+graphs of planning states one intra-op thread is fastest, and searches run in parallel
+processes. Files are checked before any search starts: a corrupt file, a file whose metadata
+is not ours or not readable, a file of another domain, or a file of a newer incompatible format
+is refused with a message that says which.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from up_gnnplan import model_format
 from up_gnnplan.encodings.base import StateInput
 from up_gnnplan.encodings.packing import pack, packed_input_names
 from up_gnnplan.errors import GnnplanError
+from up_gnnplan.runtime.providers import check_session_device, import_onnxruntime, providers_for
 from up_gnnplan.states.signature import PredicateSignature
 
 
@@ -26,25 +28,24 @@ class ModelError(GnnplanError):
     """A model file is unreadable, not ours, too new, or for another domain."""
 
 
-def _session(path: Path, threads: int, providers: list[str] | None):
-    import onnxruntime as ort
-
+def _session(path: Path, threads: int, providers: list[str]):
+    ort = import_onnxruntime()
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3  # no warnings about unused initialisers on stderr
-    available = ort.get_available_providers()
-    if providers is None:
-        providers = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
     try:
         return ort.InferenceSession(str(path), sess_options=options, providers=providers)
     except Exception as error:  # onnxruntime raises its own exception types for bad files
         raise ModelError(f"{path}: not a readable ONNX model ({error.__class__.__name__}: {str(error).strip()[:200]})") from None
 
 
-def read_metadata(session_or_path) -> dict:
-    """Return the up-gnnplan metadata of a session (or file), decoded from JSON."""
+def read_metadata(session_or_path, where=None) -> dict:
+    """Return the up-gnnplan metadata of a session (or file), decoded from JSON.
+
+    ``where`` names the file in messages (default: ``session_or_path``).
+    """
     session = session_or_path
     if not hasattr(session, "get_modelmeta"):
         session = _session(Path(session_or_path), 1, ["CPUExecutionProvider"])
@@ -52,7 +53,11 @@ def read_metadata(session_or_path) -> dict:
     meta = {}
     for key, value in raw.items():
         if key.startswith(model_format.PREFIX):
-            meta[key[len(model_format.PREFIX):]] = json.loads(value)
+            try:
+                meta[key[len(model_format.PREFIX):]] = json.loads(value)
+            except json.JSONDecodeError as error:
+                raise ModelError(f"{where or session_or_path}: metadata entry '{key}' is not valid JSON ({error.msg} at character "
+                                 f"{error.pos}); the file was not written by gnnplan export or was altered") from None
     return meta
 
 
@@ -62,17 +67,22 @@ class OnnxValueFunction:
     Args:
         path: the ONNX file written by ``gnnplan export``.
         threads: intra-op threads of the session (1 by default, see the module docstring).
-        providers: onnxruntime execution providers; default CUDA when present, else CPU.
+        device: ``auto`` (CUDA when onnxruntime offers it, else CPU), ``cpu`` or ``cuda``.
+        providers: onnxruntime execution providers, instead of ``device``.
+
+    ``provider`` is the execution provider the session actually runs on.
     """
 
-    def __init__(self, path, threads: int = 1, providers: list[str] | None = None):
+    def __init__(self, path, threads: int = 1, device: str = "auto", providers: list[str] | None = None):
         from up_gnnplan.encodings import make_encoding
 
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"{self.path}: no such model file")
-        self.session = _session(self.path, threads, providers)
-        self.metadata = meta = read_metadata(self.session)
+        self.device = device
+        self.session = _session(self.path, threads, providers or providers_for(device))
+        self.provider = check_session_device(self.session, device, self.path)
+        self.metadata = meta = read_metadata(self.session, where=self.path)
         if meta.get("format") != model_format.FORMAT:
             raise ModelError(f"{self.path}: not an up-gnnplan model (no up_gnnplan metadata)")
         if int(meta.get("version", 0)) > model_format.VERSION:
@@ -80,17 +90,24 @@ class OnnxValueFunction:
                 f"{self.path}: model format version {meta['version']} is newer than this up-gnnplan "
                 f"supports ({model_format.VERSION}); upgrade up-gnnplan (file written by version {meta.get('package_version')})"
             )
-        encoding = dict(meta["encoding"])
-        name = encoding.pop("encoding")
-        self.signature = PredicateSignature.from_json(encoding.pop("signature"))
-        self.encoding = make_encoding(name, self.signature, **encoding)
+        try:
+            encoding = dict(meta["encoding"])
+            name = encoding.pop("encoding")
+            self.signature = PredicateSignature.from_json(encoding.pop("signature"))
+            self.encoding = make_encoding(name, self.signature, **encoding)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelError(f"{self.path}: its up_gnnplan metadata does not describe an encoding "
+                             f"({type(error).__name__}: {error})") from None
         # Packed layout (R-GNN files since 0.1): relations stacked per arity, see encodings.packing.
         self.packed = meta.get("layout") == "packed"
         self.input_names = packed_input_names(self.encoding) if self.packed else self.encoding.input_names()
         expected = [i.name for i in self.session.get_inputs()]
         if expected != self.input_names:
             raise ModelError(f"{self.path}: inputs {expected} do not match its encoding's {self.input_names}")
-        self.provider = self.session.get_providers()[0]
+        hidden = (meta.get("train_config") or {}).get("hidden", 32)
+        # Working memory of a call per input element, for chunking (runtime.chunks): measured
+        # 0.5-1.3 KB for the shipped R-GNN models (hidden 32); it grows with the embedding size.
+        self.bytes_per_element = 2048 * max(1.0, float(hidden) / 32)
 
     @property
     def domain(self) -> str:
@@ -108,20 +125,28 @@ class OnnxValueFunction:
                 f"those of {where} ({self.signature.describe_difference(signature)})"
             )
 
-    def __call__(self, inputs: list[StateInput]) -> np.ndarray:
-        """Return one value per state; all states are evaluated in one session call."""
+    def prepare(self, inputs: list[StateInput]) -> dict[str, np.ndarray]:
+        """Return the session's input arrays for a batch of states."""
         feed = self.encoding.encode(inputs)
         if self.packed:
             feed = pack(feed, self.encoding.relations)
-        return self.session.run(["value"], {name: feed[name] for name in self.input_names})[0]
+        return {name: feed[name] for name in self.input_names}
+
+    def run(self, feed: dict[str, np.ndarray]) -> np.ndarray:
+        """Return one value per state of a batch made by :meth:`prepare`."""
+        return self.session.run(["value"], feed)[0]
+
+    def __call__(self, inputs: list[StateInput]) -> np.ndarray:
+        """Return one value per state, all in one session call (searches chunk: runtime.chunks)."""
+        return self.run(self.prepare(inputs))
 
 
 @functools.lru_cache(maxsize=8)
-def _cached(resolved: str, mtime_ns: int, size: int, threads: int) -> OnnxValueFunction:
-    return OnnxValueFunction(resolved, threads=threads)
+def _cached(resolved: str, mtime_ns: int, size: int, threads: int, device: str) -> OnnxValueFunction:
+    return OnnxValueFunction(resolved, threads=threads, device=device)
 
 
-def load_value_function(path, threads: int = 1) -> OnnxValueFunction:
+def load_value_function(path, threads: int = 1, device: str = "auto") -> OnnxValueFunction:
     """Return an :class:`OnnxValueFunction` for ``path``, reusing the session of an earlier call.
 
     Creating a session takes most of a second (0.86 s for the shipped Blocks model), so
@@ -132,4 +157,4 @@ def load_value_function(path, threads: int = 1) -> OnnxValueFunction:
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")
     stat = path.stat()
-    return _cached(str(path.resolve()), stat.st_mtime_ns, stat.st_size, threads)
+    return _cached(str(path.resolve()), stat.st_mtime_ns, stat.st_size, threads, device)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-import time
 from dataclasses import dataclass, field
 
 from up_gnnplan.encodings.base import StateInput
+from up_gnnplan.limits import Deadline, Limits, LimitReached, MemoryLimitReached  # noqa: F401  (Deadline re-exported)
 
 
 class Status(str, enum.Enum):
@@ -16,6 +16,7 @@ class Status(str, enum.Enum):
     UNSOLVABLE = "unsolvable"  # proven: the reachable space was exhausted without a goal
     GAVE_UP = "gave-up"  # the policy hit its step limit or a state with no unvisited successor
     TIMEOUT = "timeout"
+    MEMOUT = "memout"  # the memory limit was reached
 
 
 @dataclass
@@ -49,15 +50,12 @@ class Inputs:
         return [StateInput(a.of(s), a.goal, self.num_objects, a.negative_goal) for s in states]
 
 
-class Deadline:
-    """A wall-clock limit; ``None`` means no limit."""
+def limits_of(limits: Limits | None, time_limit: float | None) -> Limits:
+    """Return ``limits``, or new ones for ``time_limit`` seconds and the default memory limit."""
+    return limits if limits is not None else Limits(time_limit)
 
-    def __init__(self, seconds: float | None):
-        self.start = time.perf_counter()
-        self.end = None if seconds is None else self.start + seconds
 
-    def passed(self) -> bool:
-        return self.end is not None and time.perf_counter() > self.end
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+def stopped(error: LimitReached, actions, cost: float, expanded: int, evaluated: int, limits: Limits) -> SearchResult:
+    """Return the result of a search that a limit stopped."""
+    status = Status.MEMOUT if isinstance(error, MemoryLimitReached) else Status.TIMEOUT
+    return SearchResult(status, actions, cost, expanded, evaluated, limits.deadline.elapsed(), str(error))

@@ -1,7 +1,10 @@
 """Greedy best-first search on a learned value function, with duplicate detection.
 
 Complete on finite state spaces: it either finds a plan or proves, by exhausting the reachable
-states, that none exists. Successors are valued in one call per expansion.
+states, that none exists. The fresh successors of an expansion are valued in chunks
+(:mod:`up_gnnplan.runtime.chunks`); the solve's time and memory limits are checked before each
+expansion and each chunk, so a growing frontier ends in ``MEMOUT`` instead of exhausting the
+machine.
 """
 
 from __future__ import annotations
@@ -9,9 +12,9 @@ from __future__ import annotations
 import heapq
 import itertools
 
-import numpy as np
-
-from up_gnnplan.search.common import Deadline, Inputs, SearchResult, Status
+from up_gnnplan.limits import LimitReached, Limits
+from up_gnnplan.runtime.chunks import ChunkedEvaluator
+from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
 from up_gnnplan.states.successors import is_goal, successors
 
 
@@ -24,34 +27,43 @@ def _plan(parents, state_index):
     return actions[::-1], cost
 
 
-def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None) -> SearchResult:
-    """Search from the initial state of ``task``, always expanding the state of lowest value."""
-    inputs, deadline = Inputs(task), Deadline(time_limit)
-    root = task.initial_state()
-    parents = {root.get_index(): None}
-    tie = itertools.count()
-    frontier = [(0.0, next(tie), root)]
+def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
+         limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+    """Search from the initial state of ``task``, always expanding the state of lowest value.
+
+    ``limits`` (time and memory) take precedence over ``time_limit``.
+    """
+    limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
-    while frontier:
-        if deadline.passed():
-            return SearchResult(Status.TIMEOUT, [], 0.0, expanded, evaluated, deadline.elapsed(), "time limit reached")
-        if max_expansions is not None and expanded >= max_expansions:
-            return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, deadline.elapsed(),
-                                f"expansion limit of {max_expansions} reached")
-        _, _, state = heapq.heappop(frontier)
-        if is_goal(task, state):
-            actions, cost = _plan(parents, state.get_index())
-            return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, deadline.elapsed())
-        expanded += 1
-        fresh = []
-        for action, child, cost in successors(state):
-            if child.get_index() not in parents:
-                parents[child.get_index()] = (state.get_index(), action, cost)
-                fresh.append(child)
-        if fresh:
-            values = np.asarray(value_fn(inputs(fresh)), dtype=np.float64)
-            evaluated += len(fresh)
-            for value, child in zip(values.tolist(), fresh):
-                heapq.heappush(frontier, (value, next(tie), child))
-    return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, deadline.elapsed(),
+    parents = {}
+    try:
+        inputs = inputs or Inputs(task)
+        evaluate = ChunkedEvaluator(value_fn, limits)
+        root = task.initial_state()
+        parents[root.get_index()] = None
+        tie = itertools.count()
+        frontier = [(0.0, next(tie), root)]
+        while frontier:
+            limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
+            if max_expansions is not None and expanded >= max_expansions:
+                return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
+                                    f"expansion limit of {max_expansions} reached")
+            _, _, state = heapq.heappop(frontier)
+            if is_goal(task, state):
+                actions, cost = _plan(parents, state.get_index())
+                return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed())
+            expanded += 1
+            fresh = []
+            for action, child, cost in successors(state):
+                if child.get_index() not in parents:
+                    parents[child.get_index()] = (state.get_index(), action, cost)
+                    fresh.append(child)
+            if fresh:
+                values = evaluate(fresh, inputs)
+                evaluated += len(fresh)
+                for value, child in zip(values.tolist(), fresh):
+                    heapq.heappush(frontier, (value, next(tie), child))
+    except LimitReached as error:
+        return stopped(error, [], 0.0, expanded, evaluated, limits)
+    return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
                         f"all {len(parents)} reachable states explored without reaching a goal")

@@ -2,40 +2,54 @@
 
 From state s, move to the unvisited successor s' with the lowest ``c(a) + V(s')`` (just
 ``V(s')`` for unit costs, as in the paper); stop at a goal, after ``max_steps`` steps, or when
-every successor has been visited. All successors of a state are valued in one call.
+every successor has been visited. The successors of a state are valued in chunks sized from
+their encoded input (:mod:`up_gnnplan.runtime.chunks`), and the solve's limits are checked
+before every chunk, so one step of a large task can neither outlast the time limit by more
+than a chunk nor take more memory than the limit allows.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.search.common import Deadline, Inputs, SearchResult, Status
+from up_gnnplan.limits import LimitReached, Limits
+from up_gnnplan.runtime.chunks import ChunkedEvaluator
+from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
 from up_gnnplan.states.successors import is_goal, successors
 
 
-def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float | None = None) -> SearchResult:
-    """Follow the greedy policy of ``value_fn`` from the initial state of ``task``."""
-    inputs, deadline = Inputs(task), Deadline(time_limit)
-    state = task.initial_state()
-    visited = {state.get_index()}
-    actions, cost, evaluated = [], 0.0, 0
-    for step in range(max_steps + 1):
-        if is_goal(task, state):
-            return SearchResult(Status.SOLVED, actions, cost, step, evaluated, deadline.elapsed())
-        if step == max_steps:
-            break
-        if deadline.passed():
-            return SearchResult(Status.TIMEOUT, actions, cost, step, evaluated, deadline.elapsed(), "time limit reached")
-        options = [(a, s, c) for a, s, c in successors(state) if s.get_index() not in visited]
-        if not options:
-            return SearchResult(Status.GAVE_UP, actions, cost, step, evaluated, deadline.elapsed(),
-                                f"no unvisited successor after {step} steps")
-        values = np.asarray(value_fn(inputs([s for _, s, _ in options])), dtype=np.float64)
-        evaluated += len(options)
-        best = int(np.argmin(values + np.array([c for _, _, c in options])))
-        action, state, step_cost = options[best]
-        visited.add(state.get_index())
-        actions.append(action)
-        cost += step_cost
-    return SearchResult(Status.GAVE_UP, actions, cost, max_steps, evaluated, deadline.elapsed(),
+def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float | None = None,
+                   limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+    """Follow the greedy policy of ``value_fn`` from the initial state of ``task``.
+
+    ``limits`` (time and memory) take precedence over ``time_limit``; ``inputs`` may be shared
+    with another search of the same task.
+    """
+    limits = limits_of(limits, time_limit)
+    actions, cost, evaluated, step = [], 0.0, 0, 0
+    try:
+        inputs = inputs or Inputs(task)
+        evaluate = ChunkedEvaluator(value_fn, limits)
+        state = task.initial_state()
+        visited = {state.get_index()}
+        for step in range(max_steps + 1):
+            if is_goal(task, state):
+                return SearchResult(Status.SOLVED, actions, cost, step, evaluated, limits.deadline.elapsed())
+            if step == max_steps:
+                break
+            limits.check(f"before policy step {step + 1}")
+            options = [(a, s, c) for a, s, c in successors(state) if s.get_index() not in visited]
+            if not options:
+                return SearchResult(Status.GAVE_UP, actions, cost, step, evaluated, limits.deadline.elapsed(),
+                                    f"no unvisited successor after {step} steps")
+            values = evaluate([s for _, s, _ in options], inputs)
+            evaluated += len(options)
+            best = int(np.argmin(values + np.array([c for _, _, c in options])))
+            action, state, step_cost = options[best]
+            visited.add(state.get_index())
+            actions.append(action)
+            cost += step_cost
+    except LimitReached as error:
+        return stopped(error, actions, cost, step, evaluated, limits)
+    return SearchResult(Status.GAVE_UP, actions, cost, max_steps, evaluated, limits.deadline.elapsed(),
                         f"step limit of {max_steps} reached")

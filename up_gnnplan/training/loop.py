@@ -198,8 +198,15 @@ class TorchValueFunction:
     def __init__(self, model, encoding):
         self.model, self.encoding = model, encoding
 
-    def __call__(self, inputs) -> np.ndarray:
+    def prepare(self, inputs) -> dict[str, np.ndarray]:
+        """Return the model's input arrays for a batch of states (searches chunk by their size)."""
+        return self.encoding.encode(inputs)
+
+    def run(self, feed) -> np.ndarray:
         import torch
 
         with torch.no_grad():
-            return self.model(*_tensors(self.encoding, inputs)).numpy()
+            return self.model(*[torch.from_numpy(feed[name]) for name in self.encoding.input_names()]).numpy()
+
+    def __call__(self, inputs) -> np.ndarray:
+        return self.run(self.prepare(inputs))

@@ -1,0 +1,131 @@
+"""The limits of one solve: a wall-clock deadline and a bound on the process's resident memory.
+
+A solve checks both between every unit of work it cannot interrupt (a stage of loading the
+task, one chunk of successor evaluation, one expansion, one validated plan step), so a limit
+given by the user holds to within the longest such unit. Reaching a limit raises
+:class:`TimeLimitReached` or :class:`MemoryLimitReached`; the engine turns them into UP's
+``TIMEOUT`` and ``MEMOUT`` statuses with a message naming what was too large.
+
+Memory is the process's resident set size (RSS), read from ``/proc/self/statm`` where it
+exists and otherwise from the peak ``ru_maxrss`` (an over-estimate, so still safe). The
+default limit is derived from the machine: half of its physical memory, and no more than
+the memory available when the solve starts plus what the process already holds.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+
+from up_gnnplan.errors import GnnplanError
+
+MB = 2**20
+# Never default to less than this: the runtime alone (UP, pymimir, onnxruntime) takes ~200 MB.
+MIN_DEFAULT_MB = 1024
+
+
+class LimitReached(GnnplanError):
+    """A limit of the solve was reached; ``what`` names the work that was under way."""
+
+
+class TimeLimitReached(LimitReached):
+    """The wall-clock limit passed."""
+
+
+class MemoryLimitReached(LimitReached):
+    """The resident memory of the process went beyond the memory limit."""
+
+
+def _meminfo() -> dict[str, int]:
+    """Return /proc/meminfo in bytes (empty where there is none)."""
+    try:
+        with open("/proc/meminfo") as handle:
+            return {line.split(":")[0]: int(line.split()[1]) * 1024 for line in handle if line.split()[1:]}
+    except (OSError, ValueError, IndexError):
+        return {}
+
+
+def resident_mb() -> float:
+    """Return the resident set size of this process in MB."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MB
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / MB if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KB on Linux
+
+
+def default_memory_mb() -> int:
+    """Return the default memory limit: half the machine's RAM, within what is available now."""
+    info = _meminfo()
+    total = info.get("MemTotal")
+    if total is None:
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):
+            return 4096
+    limit = total / 2 / MB
+    available = info.get("MemAvailable")
+    if available is not None:
+        limit = min(limit, 0.9 * available / MB + resident_mb())
+    return max(MIN_DEFAULT_MB, int(limit))
+
+
+class Deadline:
+    """A wall-clock limit measured from ``start``; ``None`` seconds means no limit."""
+
+    def __init__(self, seconds: float | None, start: float | None = None):
+        self.start = time.perf_counter() if start is None else start
+        self.seconds = seconds
+        self.end = None if seconds is None else self.start + seconds
+
+    def passed(self) -> bool:
+        return self.end is not None and time.perf_counter() > self.end
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float | None:
+        """Return the seconds left (never negative), or None without a limit."""
+        return None if self.end is None else max(0.0, self.end - time.perf_counter())
+
+    def check(self, what: str) -> None:
+        """Raise :class:`TimeLimitReached` if the deadline has passed, naming ``what`` was under way."""
+        if self.passed():
+            raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what} (after {self.elapsed():.2f} s)")
+
+
+class Limits:
+    """The deadline and the memory limit of one solve, checked together.
+
+    Args:
+        seconds: wall-clock limit, or None.
+        memory_mb: limit on the process's resident memory in MB; None for :func:`default_memory_mb`,
+            0 for no limit.
+        start: the clock value the deadline counts from (default: now).
+    """
+
+    def __init__(self, seconds: float | None = None, memory_mb: int | None = None, start: float | None = None):
+        self.deadline = Deadline(seconds, start)
+        self.memory_mb = default_memory_mb() if memory_mb is None else int(memory_mb)
+        self.peak_mb = resident_mb()
+
+    def check(self, what: str) -> None:
+        """Raise a :class:`LimitReached` if either limit is reached, naming ``what`` was under way."""
+        self.deadline.check(what)
+        self.check_memory(what)
+
+    def check_memory(self, what: str) -> None:
+        rss = resident_mb()
+        self.peak_mb = max(self.peak_mb, rss)
+        if self.memory_mb and rss > self.memory_mb:
+            raise MemoryLimitReached(f"memory limit of {self.memory_mb} MB reached {what} "
+                                     f"(resident memory {rss:.0f} MB)")
+
+    def headroom_mb(self) -> float | None:
+        """Return the memory still free under the limit in MB (None without a limit)."""
+        if not self.memory_mb:
+            return None
+        return max(0.0, self.memory_mb - resident_mb())
