@@ -7,7 +7,7 @@ was validated before it was returned.
 
 The model is the shipped one for Blocksworld when ``gnnplan models`` lists one; otherwise a
 tiny model is trained on the bundled problems for ``--seconds`` and exported to a temporary
-folder first (that needs torch and onnx: ``pip install 'up-gnnplan[train,export]'``).
+folder first (that needs torch and onnx: ``pip install 'up-gnnplan[cpu,train,export]'``).
 
 Run (about half a minute; single-threaded torch is fastest on small graphs)::
 

@@ -12,7 +12,7 @@ Shows the whole pipeline from Python, on a domain no model ships for:
    through Unified Planning: onnxruntime only, no torch; and Fast Downward, when installed,
    solves it too for a reference plan length.
 
-Needs torch and onnx (``pip install 'up-gnnplan[train,export]'``). Run (about a minute)::
+Needs torch and onnx (``pip install 'up-gnnplan[cpu,train,export]'``). Run (about a minute)::
 
     OMP_NUM_THREADS=1 python examples/train_new_domain.py [--seconds 40] [--width 12 --height 8]
 """

@@ -66,7 +66,10 @@ def test_dataset_bad_input_is_one_error_line(files, names, tmp_path):
     result = run("dataset", *files, "-o", out)
     expected = EXIT_UNSOLVABLE if "unsolvable" in names else EXIT_INPUT_ERROR
     assert result.exit_code == expected and expected in (2, 3)
-    assert result.output.startswith("error: ")
+    # One error line, the last one; before it at most the phases of the work (expanding, ...).
+    lines = result.output.strip().splitlines()
+    assert lines[-1].startswith("error: ") and sum(line.startswith("error: ") for line in lines) == 1
+    assert all(": expanding" in line or ": searching" in line for line in lines[:-1]), lines
     for name in names:
         assert name in result.output
     assert not out.exists()

@@ -43,3 +43,15 @@ def test_models_command_lists_every_entry():
     assert result.exit_code == 0, result.output
     rows = [line for line in result.output.splitlines() if line.startswith("| ") and not line.startswith("| model")]
     assert sorted(r.split(" | ")[0][2:] for r in rows) == sorted(e["name"] for e in SHIPPED)
+
+
+def test_every_bundled_example_is_solved_by_a_shipped_model():
+    """``gnnplan solve --example NAME`` offers every bundled domain; each must find its model and solve."""
+    from up_gnnplan.data import example_names
+
+    names = example_names()
+    assert {"blocksworld", "gripper"} <= set(names)
+    for name in names:
+        result = CliRunner().invoke(main, ["solve", "--example", name, "--timeout", "60"])
+        assert result.exit_code == 0, f"{name}: {result.output}"
+        assert "plan validated" in result.output

@@ -132,7 +132,9 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Size parameter, e.g. -p width=6 -p height=4 (see the domain's defaults below).")
 def generate(domain_name, output, count, seed, params):
-    """Generate seeded instances of DOMAIN (blocks, blocksworld, gripper, logistics, navig-xy, visitall-xy, vacuum)."""
+    """Generate seeded instances of DOMAIN (blocks, blocksworld, childsnack, gripper, logistics, navig-xy,
+    visitall-xy, vacuum); `gnnplan generate --help` lists each one's size parameters.
+    """
     from up_gnnplan.datasets.generators import GENERATORS, generate as run
 
     sizes = {}
@@ -271,7 +273,7 @@ def export(checkpoint, output, check, ship_name):
         import onnx  # noqa: F401
         import torch  # noqa: F401
     except ImportError:
-        _fail(RuntimeError("exporting needs torch and onnx: pip install 'up-gnnplan[export]'"))
+        _fail(RuntimeError("exporting needs torch, onnx and an ONNX runtime: pip install 'up-gnnplan[export,cpu]'"))
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.exporters import export_onnx
     from up_gnnplan.exporters.reexport import compare_files, is_onnx_file, load_exported
@@ -343,13 +345,14 @@ def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, pl
         engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps, memory_mb=memory_mb, device=device)
     except UPUsageError as error:
         _fail(error)
+    engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message
     name = Path(files[1]).name
     try:
         problem = _load_within(files, timeout)
     except GnnplanError as error:
         _fail(error)
     if problem is None:
-        click.echo(f"{name}: timeout after {time.perf_counter() - start:.2f} s ({mode}): time limit of {timeout:g} s "
+        click.echo(f"{name}: timeout after {time.perf_counter() - start:.2f} s (mode {mode}): time limit of {timeout:g} s "
                    "reached while reading the PDDL files")
         sys.exit(EXIT_LIMIT)
     result = engine.solve(problem, timeout=max(0.0, timeout - (time.perf_counter() - start)))
@@ -361,8 +364,8 @@ def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, pl
     if result.plan is None:
         last = result.log_messages[-1].message if result.log_messages else ""
         reason = f": {last}" if status in ("timeout", "memout") and last else ""
-        click.echo(f"{name}: {status} after {seconds:.2f} s ({mode}){reason}")
-        sys.exit(EXIT_INPUT_ERROR if status == "unsupported_problem" else
+        click.echo(f"{name}: {status} after {seconds:.2f} s (mode {mode}){reason}")
+        sys.exit(EXIT_INPUT_ERROR if status in ("unsupported_problem", "internal_error") else
                  EXIT_LIMIT if status in ("timeout", "memout") else EXIT_UNSOLVABLE)
     from unified_planning.io import PDDLWriter
 
@@ -424,11 +427,17 @@ def _load_within(files, seconds: float):
 
 @main.command()
 @click.option("--markdown", is_flag=True, help="Print a markdown table (as in the README).")
-def models(markdown):
+@click.option("--check", is_flag=True,
+              help="Load every shipped model in an onnxruntime session and say which execution provider runs it.")
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True, help="Device for --check.")
+def models(markdown, check, device):
     """List the shipped models, what they were trained on, and their measured coverage."""
     from up_gnnplan.models_zoo import entries
 
     shipped = entries()
+    if check:
+        _check_models(shipped, device)
+        return
     if not shipped:
         click.echo("no shipped models")
         return
@@ -453,6 +462,46 @@ def models(markdown):
                        f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "
                        f"validation MAE {record.get('validation_mae', '?')} on {validation}\n    coverage: {coverage}"
                        + "".join(f"\n    {name}: {text}" for name, text in more.items()))
+
+
+def _check_models(shipped: list[dict], device: str) -> None:
+    """Print the installed runtime and, per shipped model, the provider its session runs on (exit 2 on a failure)."""
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.models_zoo import zoo_dir
+    from up_gnnplan.runtime import OnnxValueFunction
+    from up_gnnplan.runtime.providers import (RuntimeSetupError, conflict_message, device_note, import_onnxruntime,
+                                              installed_runtimes, providers_for)
+    from up_gnnplan.states.signature import PredicateSignature
+
+    try:
+        ort = import_onnxruntime()
+        providers_for(device)
+    except GnnplanError as error:
+        _fail(error)
+    click.echo(f"onnxruntime {ort.__version__} ({', '.join(installed_runtimes()) or 'unknown distribution'}); "
+               f"providers: {', '.join(ort.get_available_providers())}; device {device}")
+    conflict = conflict_message()
+    if conflict:
+        click.echo(f"warning: {conflict}", err=True)
+    noted = bool(conflict)
+    failed = 0
+    for entry in shipped:
+        try:
+            value_fn = OnnxValueFunction(zoo_dir() / entry["file"], device=device)
+            value_fn.check_signature(PredicateSignature.from_json(entry["signature"]), "its index entry")
+        except RuntimeSetupError as error:  # the device, not the model: the same for every model
+            _fail(error)
+        except GnnplanError as error:
+            failed += 1
+            click.echo(f"{entry['name']}: FAILED: {error}")
+            continue
+        note = device_note(device, value_fn.provider)
+        if note and not noted:
+            click.echo(f"warning: {note}", err=True)
+            noted = True
+        click.echo(f"{entry['name']}: ok, {value_fn.architecture} for '{value_fn.domain}' on {value_fn.provider}")
+    if failed:
+        sys.exit(EXIT_INPUT_ERROR)
 
 
 @main.command()

@@ -142,6 +142,8 @@ def test_vacuum_maps_are_symmetric_and_contain_starts():
     ("gripper", {"balls": 0}),
     ("gripper", {"rooms": 1}),
     ("gripper", {"mixed": 2}),
+    ("gripper", {"typed": 2}),
+    ("gripper", {"typed": True}),
     ("logistics", {"cities": 2, "airplanes": 0}),
     ("logistics", {"cities": 1, "city_size": 1}),
     ("logistics", {"packages": 0}),
@@ -198,6 +200,40 @@ def test_gripper_ipc_layout_has_the_known_optimal_cost(balls):
     assert label.cost_to_goal == 2 * balls + 2 * math.ceil(balls / 2) - 1
 
 
+@pytest.mark.parametrize("mixed", [0, 1])
+def test_gripper_typed_parses_and_has_the_bundled_example_signature(mixed, tmp_path):
+    from up_gnnplan.data import example
+    from up_gnnplan.problems import load_task
+
+    (path,) = generate("gripper", tmp_path, count=1, seed=3, balls=3, rooms=3, mixed=mixed, typed=1)
+    assert path.name == f"p-b3r3{'m' if mixed else ''}t-3-0.pddl"
+    text = path.read_text()
+    assert "- ball" in text and "(ball " not in text and "(room " not in text, "typed objects, no type predicates"
+    label = initial_label(gripper.domain_text(1), text)
+    assert not label.is_dead_end and not label.is_goal
+    generated = load_task(tmp_path / "domain.pddl", path).signature
+    bundled = load_task(example("gripper"), example("gripper", "p01.pddl")).signature
+    assert generated == bundled, generated.describe_difference(bundled)
+    assert {"type:room", "type:ball", "type:gripper"} <= set(generated.names)
+
+
+def test_gripper_typed_0_is_the_untyped_ipc_output(tmp_path):
+    default = generate("gripper", tmp_path / "a", count=2, seed=1, balls=3, mixed=1)
+    explicit = generate("gripper", tmp_path / "b", count=2, seed=1, balls=3, mixed=1, typed=0)
+    assert [p.name for p in default] == [p.name for p in explicit] == ["p-b3r2m-1-0.pddl", "p-b3r2m-1-1.pddl"]
+    assert read_all(default) == read_all(explicit)
+    assert (tmp_path / "b" / "domain.pddl").read_text() == gripper.DOMAIN_PDDL == gripper.domain_text(0)
+    assert "(ball ball1)" in explicit[0].read_text()
+
+
+@pytest.mark.parametrize("balls", [1, 2, 3])
+def test_gripper_typed_ipc_layout_has_the_untyped_optimal_cost(balls):
+    # Typing removes only the type predicates: the plans are the same.
+    text = gripper.generate_problem(random.Random(0), balls=balls, typed=1, name="g")
+    label = initial_label(gripper.domain_text(1), text)
+    assert label.cost_to_goal == 2 * balls + 2 * math.ceil(balls / 2) - 1
+
+
 def test_logistics_packages_move_and_cities_have_one_truck_and_an_airport():
     text = logistics.generate_problem(random.Random(4), cities=3, city_size=3, packages=6, airplanes=2, name="l")
     for c in range(3):
@@ -212,9 +248,11 @@ def test_generated_problems_find_the_shipped_models(tmp_path):
     from up_gnnplan.models_zoo import find_model
     from up_gnnplan.problems import load_task
 
-    for domain, model in (("blocks", "blocks"), ("blocksworld", "blocksworld"), ("gripper", "gripper"), ("logistics", "logistics")):
-        (path,) = generate(domain, tmp_path / domain, count=1, seed=0, **SMALL[domain])
-        task = load_task(tmp_path / domain / "domain.pddl", path)
+    for domain, extra, model in (("blocks", {}, "blocks"), ("blocksworld", {}, "blocksworld"), ("gripper", {}, "gripper"),
+                                 ("gripper", {"typed": 1}, "gripper-typed"), ("logistics", {}, "logistics")):
+        folder = tmp_path / model
+        (path,) = generate(domain, folder, count=1, seed=0, **{**SMALL[domain], **extra})
+        task = load_task(folder / "domain.pddl", path)
         assert find_model(task.signature).stem == model
 
 

@@ -38,28 +38,33 @@ class BuildOptions:
 
 
 def _label(task, options: BuildOptions, progress):
+    update = progress.update if progress is not None else None
+    phase = getattr(progress, "phase", None) or (lambda text: None)
     if options.method in ("auto", "expand"):
+        phase(f"expanding the state space (at most {options.max_states:,} states)")
         try:
-            return expand(task, options.max_states, progress=progress)
+            return expand(task, options.max_states, progress=update)
         except StateLimitExceeded:
             if options.method == "expand":
                 raise
             log.info("%s: more than %d states, labelling along optimal plans", task.source.describe(), options.max_states)
+            phase(f"more than {options.max_states:,} states: labelling along an optimal plan instead")
     return label_optimal(
         task,
         heuristic=options.heuristic,
         plan_time_limit=options.plan_time_limit,
         successor_time_limit=options.successor_time_limit,
         include_successors=options.include_successors,
-        progress=progress,
+        progress=update,
+        phase=phase,
     )
 
 
 def build_dataset(domain: str | Path, problems: list[str | Path], options: BuildOptions | None = None, progress=None) -> Dataset:
     """Label the states of ``problems`` (all of ``domain``) and return one dataset.
 
-    ``progress`` is an optional object with ``start(problem, index)`` and
-    ``update(done, total)`` methods (the CLI passes a rich progress bar).
+    ``progress`` is an optional object with ``start(problem, index)``, ``update(done, total)``
+    and, optionally, ``phase(text)`` methods (the CLI passes :class:`~up_gnnplan.progress.ProblemProgress`).
     """
     options = options or BuildOptions()
     if options.method not in METHODS:
@@ -73,7 +78,7 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
             dataset = Dataset(_domain_name(domain), task.signature, package_version=__version__)
         else:
             check_signature(dataset, task.signature, str(problem))
-        labelled = _label(task, options, progress.update if progress is not None else None)
+        labelled = _label(task, options, progress)
         if labelled.initial_value == float("inf") and not options.allow_unsolvable:
             raise UnsolvableProblemError(
                 f"{problem}: unsolvable (no goal state is reachable from the initial state among "

@@ -95,10 +95,15 @@ def label_optimal(
     successor_time_limit: float = 5.0,
     include_successors: bool = True,
     progress=None,
+    phase=None,
 ) -> LabelledStates:
-    """Label the states of an optimal plan of ``task`` and, optionally, their successors."""
+    """Label the states of an optimal plan of ``task`` and, optionally, their successors.
+
+    ``progress(done, total)`` follows the successors; ``phase(text)`` is told what is under way.
+    """
+    phase = phase or (lambda text: None)
     h = _heuristic(task, heuristic)
-    start = time.perf_counter()
+    phase(f"searching an optimal plan (A* with {heuristic}, at most {plan_time_limit:g} s)")
     status, cost, plan = _search(task, task.initial_state(), h, plan_time_limit)
     if status == "unsolvable" or status == "exhausted":
         raise UnsolvableProblemError(f"{task.source.describe()}: proven unsolvable by A* ({heuristic})")
@@ -119,6 +124,8 @@ def label_optimal(
     rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
     if include_successors:
         pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
+        phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
+              f"(at most {successor_time_limit:g} s each)")
         for done, succ in enumerate(pending, start=1):
             if succ.get_index() in seen:
                 continue

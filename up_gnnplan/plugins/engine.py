@@ -148,7 +148,15 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         values = check_params(params)
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
-        self._called_at = None
+        self._called_at = self._kind = None
+        if self.device != "auto":  # an explicit device that this installation cannot provide is refused now
+            from up_gnnplan.errors import GnnplanError
+            from up_gnnplan.runtime.providers import providers_for
+
+            try:
+                providers_for(self.device)
+            except GnnplanError as error:
+                raise up.exceptions.UPUsageError(f"gnnplan: param 'device': {error}") from None
 
     @property
     def name(self) -> str:
@@ -180,14 +188,30 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
     def get_credits(**kwargs) -> Credits:
         return CREDITS
 
-    def solve(self, problem, heuristic=None, timeout=None, output_stream=None, **kwargs):
-        """Solve ``problem``; the time limit counts from this call (UP's checks before ``_solve`` included)."""
+    def solve(self, problem, heuristic=None, timeout=None, output_stream=None, warm_start_plan=None, **kwargs):
+        """Solve ``problem``; the time limit counts from this call.
+
+        This is UP's ``OneshotPlannerMixin.solve`` with one change: a problem outside the
+        supported fragment gets our message naming its features (and the file it came from)
+        instead of UP's "cannot establish whether gnnplan can solve this problem".
+        """
         check_timeout(timeout)
         self._called_at = time.perf_counter()
         try:
-            return super().solve(problem, heuristic, timeout, output_stream, **kwargs)
+            self._kind = problem.kind
+            if not self.skip_checks and not self.supports(self._kind) and self.error_on_failed_checks:
+                from up_gnnplan.errors import GnnplanError
+                from up_gnnplan.problems.fragment import check_supported
+                from up_gnnplan.problems.loading import source_of
+
+                try:
+                    check_supported(problem, source_of(problem).describe(), self._kind)
+                except GnnplanError as error:
+                    raise up.exceptions.UPUsageError(f"gnnplan cannot solve this problem: {error}") from None
+                raise up.exceptions.UPUsageError("gnnplan cannot solve this problem (its kind is not supported)")
+            return self._solve(problem, heuristic, timeout, output_stream)
         finally:
-            self._called_at = None
+            self._called_at = self._kind = None
 
     def _result(self, status, plan=None, start=None, messages=(), metrics=None) -> PlanGenerationResult:
         metrics = dict(metrics or {})
@@ -200,6 +224,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         from up_gnnplan.errors import GnnplanError
         from up_gnnplan.limits import Limits, LimitReached, MemoryLimitReached
         from up_gnnplan.problems import Task
+        from up_gnnplan.runtime.providers import RuntimeSetupError, device_note
         from up_gnnplan.search import Inputs, Status, gbfs, policy_rollout
 
         start = self._called_at or time.perf_counter()
@@ -219,12 +244,15 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
 
         try:
             limits.check("before loading the task")
-            task = Task(problem, check=limits.check)
+            task = Task(problem, check=limits.check, kind=self._kind)
             limits.check("after building the task")
             value_fn = self._value_function(task, limits)
             metrics.update(model=str(value_fn.path), provider=value_fn.provider)
             messages.append((LogLevel.INFO, f"model {value_fn.path.name} ({value_fn.architecture} for domain "
                                             f"'{value_fn.domain}') on {value_fn.provider}"))
+            note = device_note(self.device, value_fn.provider)
+            if note:
+                messages.append((LogLevel.WARNING, note))
             if task.has_existential_goal:
                 messages.append((LogLevel.WARNING, EXISTENTIAL_GOAL_WARNING))
             inputs = Inputs(task)
@@ -234,8 +262,10 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             return stop(MemoryLimitReached(f"out of memory while loading the task (limit {limits.memory_mb} MB)"))
         except GnnplanError as error:
             messages.append((LogLevel.ERROR, str(error)))
-            return self._result(PlanGenerationResultStatus.UNSUPPORTED_PROBLEM, start=start, messages=messages,
-                                metrics=metrics)
+            # A missing or unusable ONNX runtime is this installation's fault, not the problem's.
+            status = (PlanGenerationResultStatus.INTERNAL_ERROR if isinstance(error, RuntimeSetupError)
+                      else PlanGenerationResultStatus.UNSUPPORTED_PROBLEM)
+            return self._result(status, start=start, messages=messages, metrics=metrics)
 
         result = None
         try:

@@ -18,7 +18,7 @@ import re
 
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
-from up_gnnplan.problems.loading import Source
+from up_gnnplan.problems.loading import Source, source_of
 from up_gnnplan.states.signature import PredicateSignature
 
 _GOAL_PREDICATE = "gnnplan_goal_{}"
@@ -143,14 +143,16 @@ class Task:
 
     Args:
         up_problem: the UP problem; it is checked against the supported fragment.
-        source: where it came from, for error messages and dataset provenance.
+        source: where it came from, for error messages and dataset provenance (default: the
+            files :func:`~up_gnnplan.problems.loading.load_pddl` read it from, if it did).
         mode: pymimir's successor generator, ``"lifted"`` (default; no grounding step, so
             large instances start at once) or ``"grounded"``.
         check: called as ``check(what)`` between the stages of building the task, so that a
             solve's limits (:class:`up_gnnplan.limits.Limits`) can stop it.
+        kind: the problem's UP ``ProblemKind`` if already computed (it walks the whole problem).
     """
 
-    def __init__(self, up_problem, source: Source | None = None, mode: str = "lifted", check=None):
+    def __init__(self, up_problem, source: Source | None = None, mode: str = "lifted", check=None, kind=None):
         import pymimir
         from unified_planning.io import PDDLWriter
 
@@ -158,12 +160,12 @@ class Task:
 
         check = check or (lambda what: None)
         self.up_problem = up_problem
-        self.source = source or Source()
+        self.source = source or source_of(up_problem)
         if not isinstance(up_problem, Problem):
             raise UnsupportedFeatureError(
                 [f"{type(up_problem).__name__} (not a classical action-based problem)"], self.source.describe()
             )
-        check_supported(up_problem, self.source.describe())
+        check_supported(up_problem, self.source.describe(), kind)
         check("while building the task (after checking its PDDL fragment)")
         compiled, goal_names = _compile_existential_goals(up_problem)
         self.has_existential_goal = bool(goal_names)

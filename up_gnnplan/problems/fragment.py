@@ -133,9 +133,9 @@ def _fluent_expressions(expression):
     return found
 
 
-def check_supported(problem, where: str = "<UP problem>") -> None:
-    """Raise :class:`UnsupportedFeatureError` unless ``problem`` is in the supported fragment."""
-    features = {str(f) for f in problem.kind.features}
+def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
+    """Raise :class:`UnsupportedFeatureError` unless ``problem`` (of ``kind``, if known) is in the supported fragment."""
+    features = {str(f) for f in (kind or problem.kind).features}
     unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC})
     if unsupported:
         raise UnsupportedFeatureError(unsupported, where)

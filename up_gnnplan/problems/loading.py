@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 import warnings
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from up_gnnplan.errors import GnnplanError, ProblemLoadError
+from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 
 
 class PddlQuirkWarning(UserWarning):
@@ -35,8 +36,18 @@ class Source:
 
 _WARNED_DOMAINS: set[Path] = set()  # warn once per domain file, not once per problem
 _COMMENT = re.compile(r";[^\n]*")
-_TYPED_LIST = re.compile(r"\s-\s+[A-Za-z]")
+# A typed list: "x y - block"; "(:functions (total-cost) - number)" types a function, not objects.
+_TYPED_LIST = re.compile(r"\s-\s+(?!number\b)[A-Za-z]")
 _LINE_IN_MESSAGE = re.compile(r"line:?\s*(\d+)")
+# Constructs UP's PDDL reader cannot parse, found before it tries (it would blame another line).
+_UNPARSED = {re.compile(r"\(\s*:derived\b", re.IGNORECASE): "derived predicates (:derived)"}
+# Where each problem read by load_pddl came from, by id (a UP Problem's hash walks all of it).
+_SOURCES: dict[int, "Source"] = {}
+
+
+def source_of(problem) -> "Source":
+    """Return the files ``problem`` was read from by :func:`load_pddl` (``<UP problem>`` otherwise)."""
+    return _SOURCES.get(id(problem)) or Source()
 
 
 def _read(path: Path) -> str:
@@ -88,6 +99,16 @@ def _warn_undeclared_typing(domain_text: str, problem_text: str, domain_path: Pa
         )
 
 
+def _refuse_unparsed(text: str, path: Path) -> None:
+    """Raise :class:`UnsupportedFeatureError` for a construct UP's reader cannot parse, naming its line."""
+    code = _COMMENT.sub("", text)
+    for pattern, feature in _UNPARSED.items():
+        found = pattern.search(code)
+        if found:
+            line = code.count("\n", 0, found.start()) + 1
+            raise UnsupportedFeatureError([feature], f"{path}, line {line}")
+
+
 def _translate(error: Exception, path: Path) -> ProblemLoadError:
     """Turn an exception from UP's PDDL reader into a message naming the file."""
     line = getattr(error, "lineno", None)
@@ -111,6 +132,7 @@ def load_pddl(domain: str | Path, problem: str | Path):
     domain_text, problem_text = _read(domain_path), _read(problem_path)
     check_parentheses(domain_text, domain_path)
     check_parentheses(problem_text, problem_path)
+    _refuse_unparsed(domain_text, domain_path)
     _warn_undeclared_typing(domain_text, problem_text, domain_path)
     # Parse the domain alone first, so that an error is blamed on the right file.
     try:
@@ -123,6 +145,8 @@ def load_pddl(domain: str | Path, problem: str | Path):
         up_problem = PDDLReader().parse_problem_string(domain_text, problem_text)
     except Exception as error:
         raise _translate(error, problem_path) from None
+    _SOURCES[id(up_problem)] = Source(domain_path, problem_path)
+    weakref.finalize(up_problem, _SOURCES.pop, id(up_problem), None)
     return up_problem
 
 
@@ -130,5 +154,4 @@ def load_task(domain: str | Path, problem: str | Path, **task_options):
     """Load PDDL files and return a checked :class:`~up_gnnplan.problems.bridge.Task`."""
     from up_gnnplan.problems.bridge import Task
 
-    up_problem = load_pddl(domain, problem)
-    return Task(up_problem, source=Source(Path(domain), Path(problem)), **task_options)
+    return Task(load_pddl(domain, problem), **task_options)

@@ -92,11 +92,15 @@ class ChunkedEvaluator:
 
     # -- evaluation --------------------------------------------------------------------------
 
-    def __call__(self, states, convert=None) -> np.ndarray:
-        """Return the value of every state of ``states`` (converted by ``convert`` chunk by chunk)."""
+    def __call__(self, states, convert=None, what: str | None = None) -> np.ndarray:
+        """Return the value of every state of ``states`` (converted by ``convert`` chunk by chunk).
+
+        ``what`` names the work in the messages of the limits (default: ``N states``).
+        """
         convert = convert or (lambda chunk: chunk)
+        what = what or f"{len(states)} states"
         if not self.chunked:
-            return self._plain(states, convert)
+            return self._plain(states, convert, what)
         values = np.empty(len(states), dtype=np.float64)
         start = 0
         while start < len(states):
@@ -106,7 +110,7 @@ class ChunkedEvaluator:
             while elements > budget and count > 1:  # states larger than the last ones: halve the chunk
                 count = max(1, count // 2)
                 feed, elements = self._prepare(states[start:start + count], convert)
-            self._check_before(count, elements, len(states))
+            self._check_before(count, elements, what)
             values[start:start + count] = self._run(feed, elements)
             self.largest_chunk = max(self.largest_chunk, count)
             start += count
@@ -118,9 +122,9 @@ class ChunkedEvaluator:
         self.elements_per_state = elements / len(chunk)
         return feed, elements
 
-    def _check_before(self, count: int, elements: int, total: int) -> None:
+    def _check_before(self, count: int, elements: int, work: str) -> None:
         """Raise a limit error if the chunk must not be run (see the module docstring)."""
-        what = f"while valuing {total} states ({count} in this chunk, {elements:,} input elements)"
+        what = f"while valuing {work} ({count} in this chunk, {elements:,} input elements)"
         self.limits.check(what)
         needed_mb = elements * self.bytes_per_element / MB
         headroom = self.limits.headroom_mb()
@@ -153,11 +157,11 @@ class ChunkedEvaluator:
         self.limits.check_memory(f"after valuing {elements:,} input elements")
         return values
 
-    def _plain(self, states, convert) -> np.ndarray:
+    def _plain(self, states, convert, what: str) -> np.ndarray:
         values = []
         for start in range(0, len(states), PLAIN_CHUNK_STATES):
             chunk = states[start:start + PLAIN_CHUNK_STATES]
-            self.limits.check(f"while valuing {len(states)} states")
+            self.limits.check(f"while valuing {what}")
             values.append(np.asarray(self.value_fn(convert(chunk)), dtype=np.float64).reshape(-1))
             self.calls += 1
         return np.concatenate(values) if values else np.zeros(0)

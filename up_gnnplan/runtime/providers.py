@@ -61,10 +61,15 @@ def providers_for(device: str) -> list[str]:
     """Return the execution providers to ask a session for on ``device`` (see the module docstring)."""
     if device not in DEVICES:
         raise RuntimeSetupError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
-    available = import_onnxruntime().get_available_providers()
+    ort = import_onnxruntime()
+    available = ort.get_available_providers()
     if device == "cpu":
         return [CPU]
     if CUDA in available:
+        _preload_cuda(ort)
+        # onnxruntime's own logger would print two coloured lines per session when CUDA cannot
+        # start; check_session_device and the solve log say it once, in our words.
+        ort.set_default_logger_severity(4)
         return [CUDA, CPU]
     if device == "cuda":
         reason = conflict_message() or (
@@ -73,11 +78,43 @@ def providers_for(device: str) -> list[str]:
     return [CPU]
 
 
+def _preload_cuda(ort) -> None:
+    """Load CUDA and cuDNN from the NVIDIA pip packages the ``gpu`` extra installs (onnxruntime >= 1.21).
+
+    Without it, onnxruntime-gpu finds them only on the system's library path. Its notes go to
+    stdout, which may carry a plan, so they are silenced; a failure shows up when the session
+    falls back to the CPU (:func:`check_session_device`).
+    """
+    import contextlib
+    import io
+
+    if hasattr(ort, "preload_dlls"):
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                ort.preload_dlls()
+            except OSError:
+                pass
+
+
+CUDA_FAILED = (f"onnxruntime could not start {CUDA} (no GPU, a driver too old for the CUDA version of this "
+               "onnxruntime-gpu, or missing CUDA and cuDNN libraries)")
+
+
 def check_session_device(session, device: str, path) -> str:
     """Return the provider ``session`` runs on; refuse a ``cuda`` session that fell back to the CPU."""
     used = session.get_providers()[0]
     if device == "cuda" and used != CUDA:
-        raise RuntimeSetupError(
-            f"{path}: device 'cuda' was asked for, but onnxruntime could not start {CUDA} (no GPU, or the "
-            f"CUDA and cuDNN libraries onnxruntime-gpu needs are missing) and would run on {used}")
+        raise RuntimeSetupError(f"{path}: device 'cuda' was asked for, but {CUDA_FAILED}, and it would run on {used}")
     return used
+
+
+def device_note(device: str, provider: str) -> str | None:
+    """Return what a user with ``device`` should know about the provider a session got (None: nothing)."""
+    if device == "cpu":
+        return None
+    conflict = conflict_message()
+    if conflict:
+        return conflict
+    if provider != CUDA and CUDA in import_onnxruntime().get_available_providers():
+        return f"{CUDA_FAILED}; running on {provider}"
+    return None

@@ -15,7 +15,7 @@ import itertools
 from up_gnnplan.limits import LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
-from up_gnnplan.states.successors import is_goal, successors
+from up_gnnplan.states.successors import Successors, is_goal
 
 
 def _plan(parents, state_index):
@@ -53,16 +53,20 @@ def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int
                 actions, cost = _plan(parents, state.get_index())
                 return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed())
             expanded += 1
-            fresh = []
-            for action, child, cost in successors(state):
-                if child.get_index() not in parents:
-                    parents[child.get_index()] = (state.get_index(), action, cost)
-                    fresh.append(child)
-            if fresh:
-                values = evaluate(fresh, inputs)
-                evaluated += len(fresh)
-                for value, child in zip(values.tolist(), fresh):
-                    heapq.heappush(frontier, (value, next(tie), child))
+            children = Successors(state)
+            what = f"the {len(children):,} successors of expansion {expanded}"
+            for chunk in children:
+                limits.check(f"while generating {what}")
+                fresh = []
+                for action, child, cost in chunk:
+                    if child.get_index() not in parents:
+                        parents[child.get_index()] = (state.get_index(), action, cost)
+                        fresh.append(child)
+                if fresh:
+                    values = evaluate(fresh, inputs, what)
+                    evaluated += len(fresh)
+                    for value, child in zip(values.tolist(), fresh):
+                        heapq.heappush(frontier, (value, next(tie), child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),

@@ -2,10 +2,11 @@
 
 From state s, move to the unvisited successor s' with the lowest ``c(a) + V(s')`` (just
 ``V(s')`` for unit costs, as in the paper); stop at a goal, after ``max_steps`` steps, or when
-every successor has been visited. The successors of a state are valued in chunks sized from
-their encoded input (:mod:`up_gnnplan.runtime.chunks`), and the solve's limits are checked
-before every chunk, so one step of a large task can neither outlast the time limit by more
-than a chunk nor take more memory than the limit allows.
+every successor has been visited. The successors of a state are made in chunks of actions
+(:class:`~up_gnnplan.states.successors.Successors`) and valued in chunks sized from their
+encoded input (:mod:`up_gnnplan.runtime.chunks`); the solve's limits are checked before every
+chunk, so one step of a large task can neither outlast the time limit by more than a chunk nor
+take more memory than the limit allows.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from up_gnnplan.limits import LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
-from up_gnnplan.states.successors import is_goal, successors
+from up_gnnplan.states.successors import Successors, is_goal
 
 
 def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float | None = None,
@@ -38,14 +39,23 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
             if step == max_steps:
                 break
             limits.check(f"before policy step {step + 1}")
-            options = [(a, s, c) for a, s, c in successors(state) if s.get_index() not in visited]
-            if not options:
+            children = Successors(state)
+            what = f"the {len(children):,} successors of policy step {step + 1}"
+            best, best_value = None, np.inf
+            for chunk in children:
+                limits.check(f"while generating {what}")
+                options = [(a, s, c) for a, s, c in chunk if s.get_index() not in visited]
+                if not options:
+                    continue
+                values = evaluate([s for _, s, _ in options], inputs, what) + np.array([c for _, _, c in options])
+                evaluated += len(options)
+                i = int(np.argmin(values))
+                if values[i] < best_value or best is None:  # the first of equal values, as one argmin over all
+                    best, best_value = options[i], values[i]
+            if best is None:
                 return SearchResult(Status.GAVE_UP, actions, cost, step, evaluated, limits.deadline.elapsed(),
                                     f"no unvisited successor after {step} steps")
-            values = evaluate([s for _, s, _ in options], inputs)
-            evaluated += len(options)
-            best = int(np.argmin(values + np.array([c for _, _, c in options])))
-            action, state, step_cost = options[best]
+            action, state, step_cost = best
             visited.add(state.get_index())
             actions.append(action)
             cost += step_cost

@@ -65,8 +65,17 @@ def load_checkpoint(path):
         raise GnnplanError(f"{path}: not an up-gnnplan checkpoint")
     if data.get("version") != VERSION:
         raise GnnplanError(f"{path}: checkpoint version {data.get('version')} is not supported (this is {VERSION})")
-    config = TrainConfig.from_dict(data["config"])
-    encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]))
-    model.load_state_dict(data["state_dict"])
+    missing = [key for key in ("domain", "config", "encoding", "record", "state_dict") if key not in data]
+    if missing:
+        raise GnnplanError(f"{path}: the checkpoint lacks {', '.join(missing)}; it was not written by gnnplan train "
+                           "or was altered")
+    try:
+        config = TrainConfig.from_dict(data["config"])
+        encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]))
+        model.load_state_dict(data["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:  # RuntimeError: torch's shape mismatches
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise GnnplanError(f"{path}: the checkpoint's config, encoding and weights do not fit together "
+                           f"({type(error).__name__}: {first_line[:200]})") from None
     model.eval()
     return model, encoding, config, data

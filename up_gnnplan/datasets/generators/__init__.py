@@ -4,9 +4,10 @@ Navig-xy, Visitall-xy and Vacuum are the three domains of Ståhlberg, Bonet & Ge
 "Learning General Policies for Classical Planning Domains: Getting Beyond C2" (Sections 7-9),
 whose domain files and generators are not published: each of these modules writes its own
 domain from the paper's description and says what is faithful to the paper and what is our
-choice. Blocks, Blocksworld, Gripper and Logistics write the classical domains with the predicate
-signatures of IPC 2000 (Blocks), the IPC 2023 Learning Track (Blocksworld) and IPC 1998 (Gripper, Logistics), so
-the shipped models of those domains solve the generated problems.
+choice. Blocks, Blocksworld, Childsnack, Gripper and Logistics write the classical domains with the
+predicate signatures of IPC 2000 (Blocks), the IPC 2023 Learning Track (Blocksworld, Childsnack)
+and IPC 1998 (Gripper, Logistics), so the shipped models of those domains solve the generated
+problems.
 
 Usage::
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from up_gnnplan.datasets.generators import blocksworld, gripper, logistics, navig_xy, vacuum, visitall_xy
+from up_gnnplan.datasets.generators import blocksworld, childsnack, gripper, logistics, navig_xy, vacuum, visitall_xy
 
 __all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
 
@@ -42,6 +43,9 @@ class Generator:
     defaults: Mapping[str, Any]
     # Turns the full size parameters into the <size> part of problem file names.
     size_label: Callable[[Mapping[str, Any]], str]
+    # Returns the domain text for the full size parameters when it depends on them (Gripper's
+    # typed=1 writes another domain); None: always domain_pddl.
+    domain_for: Callable[[Mapping[str, Any]], str] | None = None
 
     def resolve(self, size_params: Mapping[str, Any]) -> dict[str, Any]:
         """Return the defaults overridden by size_params, rejecting unknown names."""
@@ -74,13 +78,22 @@ GENERATORS: dict[str, Generator] = {
         defaults=MappingProxyType({"blocks": 5}),
         size_label=lambda p: f"b{p['blocks']}",
     ),
+    "childsnack": Generator(
+        name="childsnack",
+        description="Serve sandwiches to children, gluten-free to the allergic ones (IPC 2023 Learning Track layout).",
+        domain_pddl=childsnack.DOMAIN_PDDL,
+        generate_problem=childsnack.generate_problem,
+        defaults=MappingProxyType({"children": 10, "allergic_children": 6, "trays": 3, "sandwiches": 15, "tables": 3}),
+        size_label=lambda p: f"c{p['children']}a{p['allergic_children']}t{p['trays']}s{p['sandwiches']}",
+    ),
     "gripper": Generator(
         name="gripper",
-        description="Carry balls between rooms with two grippers (mixed=0: the IPC 1998 layout).",
+        description="Carry balls between rooms with two grippers (mixed=0: the IPC 1998 layout; typed=1: the typed domain).",
         domain_pddl=gripper.DOMAIN_PDDL,
         generate_problem=gripper.generate_problem,
-        defaults=MappingProxyType({"balls": 4, "rooms": 2, "mixed": 0}),
-        size_label=lambda p: f"b{p['balls']}r{p['rooms']}" + ("m" if p["mixed"] else ""),
+        defaults=MappingProxyType({"balls": 4, "rooms": 2, "mixed": 0, "typed": 0}),
+        size_label=lambda p: f"b{p['balls']}r{p['rooms']}" + ("m" if p["mixed"] else "") + ("t" if p["typed"] else ""),
+        domain_for=lambda p: gripper.domain_text(p["typed"]),
     ),
     "logistics": Generator(
         name="logistics",
@@ -150,7 +163,7 @@ def generate(domain: str, out_dir: Path, *, count: int, seed: int,
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "domain.pddl").write_text(generator.domain_pddl)
+    (out_dir / "domain.pddl").write_text(generator.domain_for(params) if generator.domain_for else generator.domain_pddl)
     paths = []
     for name, text in problems:
         path = out_dir / f"{name}.pddl"

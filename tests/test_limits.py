@@ -1,0 +1,179 @@
+"""Time and memory limits of a solve: they hold on instances where a single step exceeds them.
+
+The instances are generated here (Childsnack with 40 children: 189 objects and 130,575
+successors of the initial state; Blocksworld with 400 blocks), so the tests need no data
+from outside the package.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from unified_planning.engines import PlanGenerationResultStatus as Status
+
+import up_gnnplan  # noqa: F401  (registers the engine)
+from up_gnnplan.cli import EXIT_LIMIT, main
+from up_gnnplan.data import example
+from up_gnnplan.datasets.generators import generate
+from up_gnnplan.limits import Limits, MemoryLimitReached, TimeLimitReached, default_memory_mb, resident_mb
+from up_gnnplan.models_zoo import find_model
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems import load_task
+from up_gnnplan.problems.loading import load_pddl
+from up_gnnplan.runtime import load_value_function
+from up_gnnplan.runtime.chunks import ChunkedEvaluator
+from up_gnnplan.search import Inputs
+from up_gnnplan.states.successors import successors
+
+
+def allowed(seconds: float) -> float:
+    """The promise: a limit holds within 5% or 0.5 s, whichever is larger."""
+    return seconds + max(0.5, 0.05 * seconds)
+
+
+@pytest.fixture(scope="module")
+def childsnack(tmp_path_factory):
+    """A Childsnack problem of 189 objects whose first policy step values 130,575 successors."""
+    folder = tmp_path_factory.mktemp("childsnack")
+    (problem,) = generate("childsnack", folder, count=1, seed=0, children=40, allergic_children=24, trays=5,
+                          sandwiches=60)
+    return folder / "domain.pddl", problem
+
+
+@pytest.fixture(scope="module")
+def blocks400(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("blocks400")
+    (problem,) = generate("blocksworld", folder, count=1, seed=0, blocks=400)
+    return folder / "domain.pddl", problem
+
+
+@pytest.mark.parametrize("mode", ["policy", "gbfs", "auto"])
+def test_time_limit_holds_when_one_step_exceeds_it(childsnack, mode):
+    problem = load_pddl(*childsnack)
+    start = time.perf_counter()
+    result = GnnplanEngine(mode=mode).solve(problem, timeout=2.0)
+    seconds = time.perf_counter() - start
+    assert result.status == Status.TIMEOUT, [m.message for m in result.log_messages]
+    assert seconds <= allowed(2.0), seconds
+    message = result.log_messages[-1].message
+    assert "time limit of 2 s reached while" in message and "the 130,575 successors of" in message, message
+
+
+def test_time_limit_holds_from_the_command_line(childsnack):
+    start = time.perf_counter()
+    result = CliRunner().invoke(main, ["solve", *map(str, childsnack), "--timeout", "2"])
+    seconds = time.perf_counter() - start
+    assert result.exit_code == EXIT_LIMIT, result.output
+    assert "timeout after" in result.output
+    assert seconds <= allowed(2.0), seconds
+
+
+def test_a_task_that_cannot_be_loaded_in_time_is_a_timeout(blocks400):
+    problem = load_pddl(*blocks400)
+    start = time.perf_counter()
+    result = GnnplanEngine().solve(problem, timeout=0.05)
+    seconds = time.perf_counter() - start
+    assert result.status == Status.TIMEOUT
+    assert seconds <= allowed(0.05), seconds
+    assert "reached before loading" in result.log_messages[-1].message or "while building the task" in \
+        result.log_messages[-1].message
+
+
+def test_a_large_task_is_built_quickly(blocks400):
+    """Building the task used to take 5.4 s for 400 blocks (UP's writer grounds every fluent); now well under 1 s."""
+    problem = load_pddl(*blocks400)
+    start = time.perf_counter()
+    result = GnnplanEngine(mode="policy", max_steps=1).solve(problem, timeout=30)
+    assert result.status == Status.UNSOLVABLE_INCOMPLETELY  # one step, then the step limit
+    assert time.perf_counter() - start < 5
+
+
+MEMOUT_SCRIPT = """
+import json, sys
+from up_gnnplan.limits import resident_mb
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems.loading import load_pddl
+
+problem = load_pddl(sys.argv[1], sys.argv[2])
+limit = int(resident_mb() + 100)
+result = GnnplanEngine(mode="gbfs", memory_mb=limit).solve(problem, timeout=60)
+print(json.dumps({"status": result.status.name, "limit": limit, "message": result.log_messages[-1].message,
+                  "peak": float(result.metrics["peak_memory_mb"])}))
+"""
+
+
+def test_memory_limit_ends_in_memout_with_the_size_named(childsnack):
+    # A fresh process, so that memory freed by other tests cannot absorb the growth.
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", MEMOUT_SCRIPT, *map(str, childsnack)], capture_output=True,
+                          text=True, timeout=120, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome["status"] == "MEMOUT", outcome
+    assert f"memory limit of {outcome['limit']} MB reached" in outcome["message"]
+    assert "130,575 successors of expansion 1" in outcome["message"]
+    assert outcome["peak"] < outcome["limit"] + 200  # stopped soon after the limit, not at 20 GB
+
+
+def test_default_memory_limit_comes_from_the_machine():
+    limit = default_memory_mb()
+    assert 1024 <= limit
+    assert GnnplanEngine().memory_mb is None  # chosen when a solve starts, from the memory free then
+
+
+# -- chunked evaluation -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def blocks_states():
+    task = load_task(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+    value_fn = load_value_function(find_model(task.signature))
+    frontier, states = [task.initial_state()], []
+    while len(states) < 60:  # two levels of successors: states of one task, of similar size
+        state = frontier.pop(0)
+        children = [s for _, s, _ in successors(state)]
+        states += children
+        frontier += children
+    return task, value_fn, states
+
+
+def test_chunks_give_the_values_of_one_call(blocks_states):
+    task, value_fn, states = blocks_states
+    inputs = Inputs(task)
+    whole = value_fn(inputs(states))
+    evaluate = ChunkedEvaluator(value_fn, Limits(None, 0))
+    evaluate.chunk_seconds = 1e-4  # force many small chunks
+    chunked = evaluate(states, inputs)
+    assert evaluate.calls > 3
+    np.testing.assert_allclose(chunked, whole, rtol=1e-5, atol=1e-5)
+
+
+def test_chunks_are_sized_from_the_memory_headroom(blocks_states):
+    task, value_fn, states = blocks_states
+    inputs = Inputs(task)
+    limit = int(resident_mb()) + 4  # at most 4 MB left: a chunk may use half of it
+    evaluate = ChunkedEvaluator(value_fn, Limits(None, limit))
+    values = evaluate(states, inputs)
+    assert len(values) == len(states) and evaluate.calls > 1  # without the limit: one call
+    largest_mb = evaluate.largest_chunk * evaluate.elements_per_state * evaluate.bytes_per_element / 2**20
+    assert largest_mb <= 0.5 * (limit - resident_mb()) + 0.5, largest_mb
+
+
+def test_a_state_too_large_for_the_memory_left_is_refused_by_name(blocks_states):
+    task, value_fn, states = blocks_states
+    evaluate = ChunkedEvaluator(value_fn, Limits(None, int(resident_mb() + 50)))
+    evaluate.bytes_per_element = 2**30  # as if one input element needed 1 GB
+    with pytest.raises(MemoryLimitReached, match=r"one state encodes to [\d,]+ input elements, about \d+ MB"):
+        evaluate(states[:3], Inputs(task))
+
+
+def test_no_chunk_starts_after_the_deadline(blocks_states):
+    task, value_fn, states = blocks_states
+    limits = Limits(0.0)
+    time.sleep(0.01)
+    with pytest.raises(TimeLimitReached, match="while valuing"):
+        ChunkedEvaluator(value_fn, limits)(states, Inputs(task))
