@@ -20,6 +20,8 @@ EXIT_UNSOLVABLE = 3  # the problem is proven unsolvable (or could not be solved)
 EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (and validated)
 
 DEVICES = ("auto", "cpu", "cuda")  # onnxruntime devices (runtime.providers), named here to keep --help fast
+HEADS = ("value", "logits", "q", "logits+value", "q+value")  # up_gnnplan.models.HEADS (checked by a test)
+MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first")  # the engine's (checked by a test)
 
 
 class Seconds(click.ParamType):
@@ -158,6 +160,10 @@ def generate(domain_name, output, count, seed, params):
 @click.argument("datasets", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Checkpoint to write (.pt, local use).")
 @click.option("--arch", "architecture", type=click.Choice(["rgnn", "rgnn_t", "ploi"]), default="rgnn", show_default=True)
+@click.option("--head", type=click.Choice(HEADS), default="value", show_default=True,
+              help="value: V(s) regressed on V*; logits: one score per applicable action, cross-entropy towards the "
+                   "optimal ones; q: Q(s,a) = c(a) + V(s') regressed on the labels; +value: the value head as well. "
+                   "Action heads need datasets that record actions (written by this version's `gnnplan dataset`).")
 @click.option("--t", "t", type=int, default=1, show_default=True, help="R-GNN[t] parameter (--arch rgnn_t).")
 @click.option("--goal-mode", type=click.Choice(["separate", "achieved"]), default="separate", show_default=True)
 @click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
@@ -220,18 +226,26 @@ def train(datasets, output, validation_datasets, validation_problems, validation
         task = bar.add_task("training", total=config.max_epochs, info="")
 
         def on_epoch(epoch, loss, val, best):
-            bar.update(task, completed=epoch, info=f"loss {loss:.3f}  val MAE {val:.3f}  best {best:.3f}")
+            bar.update(task, completed=epoch, info=f"loss {loss:.3f}  validation error {val:.3f}  best {best:.3f}")
 
-        model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks)
+        try:
+            model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks)
+        except (GnnplanError, ValueError) as error:  # e.g. a head the architecture or the dataset cannot serve
+            _fail(error)
     record["datasets"] = [str(p) for p in datasets]
     record["validation_datasets"] = list(validation_datasets)
     record["validation_problem_files"] = list(validation_problems)
     record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
     path = save_checkpoint(output, model, encoding, config, record, data.domain)
     val = record["validation"] or record["train"]
-    click.echo(f"{path}: {config.architecture} on '{data.domain}', {record['epochs']} epochs in {record['seconds']} s, "
-               f"best epoch {record['best_epoch']}, validation MAE {val.get('mae', float('nan')):.3f} "
-               f"(max {val.get('max_error', float('nan')):.2f}) on {record['validation_states']} states"
+    if "best_action_optimal" in val:
+        quality = (f"best action optimal in {val['best_action_optimal']:.1%} of {val['action_states']} validation states"
+                   + (f", value MAE {val['mae']:.3f}" if "mae" in val else ""))
+    else:
+        quality = (f"validation MAE {val.get('mae', float('nan')):.3f} (max {val.get('max_error', float('nan')):.2f}) "
+                   f"on {record['validation_states']} states")
+    click.echo(f"{path}: {config.architecture} ({config.head}) on '{data.domain}', {record['epochs']} epochs in "
+               f"{record['seconds']} s, best epoch {record['best_epoch']}, {quality}"
                + (f"; greedy policy solved {record['policy_validation']['solved']}/{len(tasks)} validation problems "
                   f"in {record['policy_validation']['steps']} steps" if tasks else ""))
 
@@ -312,8 +326,10 @@ def export(checkpoint, output, check, ship_name):
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False), metavar="DOMAIN PROBLEM")
 @click.option("--example", help="Solve a bundled example instead: NAME or NAME/PROBLEM (e.g. blocksworld/p04.pddl).")
 @click.option("--model", help="A shipped model's name or an ONNX file (default: the shipped model of the domain).")
-@click.option("--mode", type=click.Choice(["auto", "policy", "gbfs"]), default="auto", show_default=True,
-              help="policy: greedy policy; gbfs: greedy best-first search on V; auto: policy, then GBFS.")
+@click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
+              help="policy: greedy policy of V; gbfs: greedy best-first search on V; action-policy: greedy policy of an "
+                   "action head; policy-best-first: best-first on its log-probabilities; auto: the action policy (or the "
+                   "value policy for value models), then GBFS on V (or policy-best-first) with the time left.")
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds from the start of the command: reading the PDDL, search and validation all count.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=None,

@@ -7,39 +7,16 @@ and leads the policy astray, which must end in ``GAVE_UP`` with a message, not a
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
-from unified_planning.engines import ValidationResultStatus
-from unified_planning.shortcuts import PlanValidator
 
-from up_gnnplan.data import example
 from up_gnnplan.datasets.expansion import expand
-from up_gnnplan.problems import load_task
-from up_gnnplan.search import SEARCHES, Status, gbfs, policy_rollout
+from up_gnnplan.search import SEARCHES, Status, action_policy_rollout, gbfs, policy_best_first, policy_rollout
 from up_gnnplan.states import Atoms, StateAtoms
+from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-PROBLEMS = {
-    "bw-p04": (example("blocksworld"), example("blocksworld", "p04.pddl")),
-    "gripper-p02": (example("gripper"), example("gripper", "p02.pddl")),
-    # The only road leads from g to s, and we start in s: no plan (an existing fixture).
-    "oneway-unsolvable": (FIXTURES / "oneway" / "domain.pddl", FIXTURES / "oneway" / "unsolvable.pddl"),
-    # s -> m -> g solves it; s -> trap -> pit is a one-way street into dead ends.
-    "oneway-deadends": (FIXTURES / "oneway" / "domain.pddl", FIXTURES / "oneway" / "deadends.pddl"),
-}
-SOLVABLE = ["bw-p04", "gripper-p02"]
-
-_TASKS: dict[str, object] = {}
 _VSTAR: dict[str, tuple] = {}
-
-
-def task_of(name: str):
-    if name not in _TASKS:
-        _TASKS[name] = load_task(*PROBLEMS[name])
-    return _TASKS[name]
 
 
 def perfect(name: str):
@@ -73,16 +50,9 @@ def constant(inputs):
     return np.zeros(len(inputs))
 
 
-def assert_valid_up_plan(task, result):
-    plan = task.to_up_plan(result.actions)
-    assert len(plan.actions) == len(result.actions)
-    with PlanValidator(problem_kind=task.up_problem.kind) as validator:
-        outcome = validator.validate(task.up_problem, plan)
-    assert outcome.status == ValidationResultStatus.VALID, outcome
-
-
 def test_registry():
-    assert SEARCHES == {"policy": policy_rollout, "gbfs": gbfs}
+    assert SEARCHES == {"policy": policy_rollout, "gbfs": gbfs, "action-policy": action_policy_rollout,
+                        "policy-best-first": policy_best_first}
 
 
 @pytest.mark.parametrize("name", SOLVABLE)

@@ -254,7 +254,7 @@ def test_cli_dataset_then_train(tmp_path):
     assert result.exit_code == 0, (result.output, result.exception)
     lines = [line for line in result.output.splitlines() if line.strip()]
     summary = lines[-1]
-    assert summary.startswith(f"{checkpoint}: rgnn on 'blocksworld', "), summary
+    assert summary.startswith(f"{checkpoint}: rgnn (value) on 'blocksworld', "), summary
     assert re.search(r"\d+ epochs in [\d.]+ s, best epoch \d+, validation MAE [\d.]+ \(max [\d.]+\) on \d+ states", summary), summary
     model, encoding, config, raw = load_checkpoint(checkpoint)
     assert (config.layers, config.hidden, config.max_seconds) == (2, 8, 5.0)

@@ -75,7 +75,8 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
             progress.start(Path(problem).name, index)
         task = load_task(domain, problem)
         if dataset is None:
-            dataset = Dataset(_domain_name(domain), task.signature, package_version=__version__)
+            dataset = Dataset(_domain_name(domain), task.signature, package_version=__version__,
+                              action_signature=task.action_signature)
         else:
             check_signature(dataset, task.signature, str(problem))
         labelled = _label(task, options, progress)
@@ -103,7 +104,8 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
                 "objects": task.num_objects,
             },
         )
-        dataset.add_problem(record, labelled.states, labelled.value, labelled.steps, labelled.dead_end, labelled.is_goal, labelled.label)
+        dataset.add_problem(record, labelled.states, labelled.value, labelled.steps, labelled.dead_end, labelled.is_goal,
+                            labelled.label, labelled.transitions)
     if dataset is None:
         raise ValueError("no problem files given")
     return dataset

@@ -18,6 +18,40 @@ from up_gnnplan.states.atoms import Atoms, StateAtoms
 
 
 @dataclass
+class Transitions:
+    """The applicable actions of labelled states and where they lead (for action heads).
+
+    For state ``i``, ``ptr[i]:ptr[i+1]`` indexes its actions: ``schema``/``args`` (see
+    :mod:`up_gnnplan.states.actions`), ``cost``, and ``next``, the row of the successor among
+    the same problem's labelled states (-1 when it was not labelled: an optimal search from it
+    timed out). ``recorded[i]`` is False for states whose actions were not recorded (the
+    successors of plan states, in datasets labelled along optimal plans).
+    """
+
+    ptr: np.ndarray  # int64[n + 1]
+    schema: np.ndarray  # int16[T]
+    args: np.ndarray  # int32[T, width]
+    cost: np.ndarray  # float64[T]
+    next: np.ndarray  # int64[T]
+    recorded: np.ndarray  # bool[n]
+
+    @classmethod
+    def collect(cls, task, per_state: list, width: int) -> "Transitions":
+        """Build from ``per_state[i]`` = None (not recorded) or a list of (ground action, cost, next row)."""
+        from up_gnnplan.states.actions import ActionRows
+
+        rows = ActionRows(task)
+        counts = [len(entries) if entries is not None else 0 for entries in per_state]
+        flat = [entry for entries in per_state if entries for entry in entries]
+        schema, args = rows([action for action, _, _ in flat])
+        return cls(ptr=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), schema=schema.astype(np.int16),
+                   args=args.reshape(-1, width).astype(np.int32),
+                   cost=np.array([cost for _, cost, _ in flat], np.float64),
+                   next=np.array([row for _, _, row in flat], np.int64),
+                   recorded=np.array([entries is not None for entries in per_state], bool))
+
+
+@dataclass
 class LabelledStates:
     """The states of one problem with their labels; atoms are fluent atoms only."""
 
@@ -28,6 +62,7 @@ class LabelledStates:
     is_goal: np.ndarray
     label: np.ndarray
     initial_value: float
+    transitions: Transitions | None = None
 
     def __len__(self) -> int:
         return len(self.states)
@@ -61,11 +96,26 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
             initial_value = value[i]
         if progress is not None and (i % 1000 == 0 or i == n - 1):
             progress(i + 1, n)
-    if not has_unit_costs(task.up_problem):
+    unit = has_unit_costs(task.up_problem)
+    if not unit:
         # pymimir's steps_to_goal counts the fewest actions to a goal, ignoring costs; with
         # action costs the documented label is the length of a cheapest path.
         steps = _steps_on_cheapest_paths(space, states, value, is_goal)
-    return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value)
+    transitions = Transitions.collect(task, _transitions(space, states, unit), task.action_signature.width)
+    return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value, transitions)
+
+
+def _transitions(space, states, unit_costs: bool) -> list[list]:
+    """Return, per state, its (ground action, cost, successor row) from the expanded space."""
+    position = {state.get_index(): i for i, state in enumerate(states)}
+    out = []
+    for state in states:
+        entries = []
+        for action, successor in space.get_forward_transitions(state):
+            cost = 1.0 if unit_costs else action.apply(state, return_cost=True)[1]
+            entries.append((action, cost, position[successor.get_index()]))
+        out.append(entries)
+    return out
 
 
 def _state_space(task, max_states: int):

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from up_gnnplan.datasets.expansion import LabelledStates
+from up_gnnplan.datasets.expansion import LabelledStates, Transitions
 from up_gnnplan.errors import UnsolvableProblemError
 from up_gnnplan.native import quiet_stdout
 from up_gnnplan.problems.fragment import has_unit_costs, min_action_cost
@@ -122,6 +122,7 @@ def label_optimal(
     suffix = np.concatenate([np.cumsum(costs[::-1])[::-1], [0.0]])
     seen = {s.get_index() for s in path}
     rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
+    per_state = [None] * len(rows)  # the plan states' applicable actions, recorded once their successors are labelled
     if include_successors:
         pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
         phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
@@ -140,6 +141,12 @@ def label_optimal(
                 rows.append((succ, float("inf"), -1, True, False, 2))
             if progress is not None:
                 progress(done, len(pending))
+        row_of = {r[0].get_index(): i for i, r in enumerate(rows)}
+        for i, state in enumerate(path[:-1]):
+            per_state[i] = [(action, cost, row_of.get(succ.get_index(), -1)) for action, succ, cost in successors(state)]
+        per_state[len(path) - 1] = []  # the goal state: its actions are never needed
+        per_state += [None] * (len(rows) - len(per_state))
+    transitions = Transitions.collect(task, per_state, task.action_signature.width)
     return LabelledStates(
         states=[atoms.fluent(r[0]) for r in rows],
         value=np.array([r[1] for r in rows], np.float64),
@@ -148,4 +155,5 @@ def label_optimal(
         is_goal=np.array([r[4] for r in rows], bool),
         label=np.array([r[5] for r in rows], np.uint8),
         initial_value=float(cost),
+        transitions=transitions,
     )

@@ -13,8 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from up_gnnplan import __version__, model_format
+from up_gnnplan.encodings.actions import ActionInput, action_input_names, encode_actions
 from up_gnnplan.encodings.base import StateInput
-from up_gnnplan.encodings.packing import pack, packed_input_names
+from up_gnnplan.encodings.packing import pack, packed_input_names, packed_names
+from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.atoms import Atoms
 
 OPSET = 18  # ScatterElements with reduction="max" (smooth max) needs opset 18
@@ -38,6 +40,24 @@ def example_states(signature) -> list[StateInput]:
     return [StateInput(atoms, goal, n, atoms), StateInput(atoms, atoms, n, None)]
 
 
+def example_actions(signature: ActionSignature, states: list[StateInput]) -> list[ActionInput]:
+    """Return, for each state, two ground actions of every schema over its first objects."""
+    out = []
+    for state in states:
+        schema = np.repeat(np.arange(len(signature), dtype=np.int32), 2)
+        args = np.full((len(schema), signature.width), -1, dtype=np.int32)
+        for row, k in enumerate(schema.tolist()):
+            arity = signature.arities[k]
+            args[row, :arity] = (np.arange(arity) + row) % state.num_objects
+        out.append(ActionInput(schema, args))
+    return out
+
+
+def heads_signature(heads: dict) -> ActionSignature:
+    """Return the action signature recorded in a file's ``heads`` metadata."""
+    return ActionSignature.from_json(heads["actions"])
+
+
 def export_onnx(model, encoding, path, *, domain: str, train_config: dict, training_record: dict,
                 source: dict | None = None) -> Path:
     """Write ``model`` to ``path`` as ONNX with dynamic axes and up-gnnplan metadata.
@@ -48,17 +68,28 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
     import onnx
     import torch
 
+    from up_gnnplan.models.heads import PackedRGNNWithHeads, RGNNWithHeads
     from up_gnnplan.models.rgnn import PackedRGNN, RelationalGNN
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     names = encoding.input_names()
-    batch = encoding.encode(example_states(encoding.signature))
-    layout = "per-relation"
-    if isinstance(model, RelationalGNN):  # R-GNN and R-GNN[t]: one padded input per arity
+    states = example_states(encoding.signature)
+    batch = encoding.encode(states)
+    layout, heads, outputs = "per-relation", None, ["value"]
+    if isinstance(model, (RelationalGNN, RGNNWithHeads)):  # R-GNN and R-GNN[t]: one padded input per arity
         layout = "packed"
         batch = pack(batch, encoding.relations)
         names = packed_input_names(encoding)
+    if isinstance(model, RGNNWithHeads):
+        action_feed, _ = encode_actions(model.actions, example_actions(model.actions, states),
+                                        [s.num_objects for s in states])
+        batch.update(action_feed)
+        heads = {"outputs": list(model.outputs), "action_kind": model.kind, "actions": model.actions.to_json()}
+        outputs = list(model.outputs)
+        model = PackedRGNNWithHeads(model, len(packed_names(encoding.relations)))
+        names = names + action_input_names(heads_signature(heads))
+    elif isinstance(model, RelationalGNN):
         model = PackedRGNN(model)
     tensors = tuple(torch.from_numpy(batch[name]) for name in names)
     dynamic = {name: {0: f"{name}_0"} for name in names}
@@ -66,10 +97,12 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
     if "edge_index" in dynamic:
         dynamic["edge_index"] = {1: "edges"}
     dynamic["value"] = {0: "states"}
+    dynamic["scores"] = {0: "actions"}
     model.eval()
     with torch.no_grad():
-        torch.onnx.export(model, tensors, str(path), input_names=names, output_names=["value"],
-                          dynamic_axes=dynamic, opset_version=OPSET, dynamo=False)
+        torch.onnx.export(model, tensors, str(path), input_names=names, output_names=outputs,
+                          dynamic_axes={k: v for k, v in dynamic.items() if k in names or k in outputs},
+                          opset_version=OPSET, dynamo=False)
     proto = onnx.load(str(path))
     config = encoding.config()
     metadata = {
@@ -86,6 +119,7 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
         "input_names": names,
         "layout": layout,
         "export_source": source or {"kind": "checkpoint"},
+        "heads": heads or {"outputs": ["value"]},
     }
     del proto.metadata_props[:]
     for key, value in metadata.items():

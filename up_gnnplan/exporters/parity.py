@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from up_gnnplan.encodings.actions import ActionInput, encode_actions
 from up_gnnplan.encodings.base import StateInput
 from up_gnnplan.errors import GnnplanError
 from up_gnnplan.exporters.onnx_export import example_states
@@ -28,11 +29,33 @@ def random_states(signature, count: int, rng: np.random.Generator, objects=(2, 9
     return out
 
 
+def random_actions(signature, states: list[StateInput], rng: np.random.Generator) -> list[ActionInput]:
+    """Return random ground actions (0-20 per state, random schemas over the state's objects)."""
+    out = []
+    for state in states:
+        count = int(rng.integers(0, 21))
+        schema = rng.integers(0, len(signature), size=count).astype(np.int32)
+        args = rng.integers(0, state.num_objects, size=(count, signature.width)).astype(np.int32)
+        args[np.arange(signature.width)[None, :] >= np.array(signature.arities)[schema][:, None]] = -1
+        out.append(ActionInput(schema, args))
+    return out
+
+
+def runtime_outputs(runtime, states: list[StateInput], action_feed: dict) -> dict:
+    """Return every output of an ONNX model file (``value``, ``scores``) on states and encoded actions."""
+    return dict(zip(runtime.outputs, runtime.session.run(runtime.outputs, {**runtime._state_feed(states), **action_feed})))
+
+
 def check_parity(model, encoding, path, tolerance: float = 1e-4, seed: int = 0) -> float:
-    """Return the largest |onnxruntime - torch| over several batches; raise above ``tolerance``."""
+    """Return the largest |onnxruntime - torch| over several batches; raise above ``tolerance``.
+
+    Models with an action head are compared on their values (if any) and on the scores of
+    random ground actions of every state of each batch.
+    """
     import torch
 
     from up_gnnplan.runtime import OnnxValueFunction
+    from up_gnnplan.training.objectives import outputs
 
     runtime = OnnxValueFunction(path)
     rng = np.random.default_rng(seed)
@@ -40,10 +63,19 @@ def check_parity(model, encoding, path, tolerance: float = 1e-4, seed: int = 0) 
                random_states(encoding.signature, 7, rng), random_states(encoding.signature, 64, rng)]
     worst = 0.0
     for batch in batches:
-        tensors = encoding.encode(batch)
+        tensors = [torch.from_numpy(a) for a in (encoding.encode(batch)[n] for n in encoding.input_names())]
+        if not runtime.has_actions:
+            with torch.no_grad():
+                expected = model(*tensors).numpy()
+            worst = max(worst, float(np.abs(runtime(batch) - expected).max()))
+            continue
+        action_feed, order = encode_actions(runtime.actions, random_actions(runtime.actions, batch, rng),
+                                            [s.num_objects for s in batch])
         with torch.no_grad():
-            expected = model(*(torch.from_numpy(tensors[n]) for n in encoding.input_names())).numpy()
-        worst = max(worst, float(np.abs(runtime(batch) - expected).max()))
+            expected = outputs(model, model(*tensors, *(torch.from_numpy(action_feed[n]) for n in runtime.action_names)))
+        got = runtime_outputs(runtime, batch, action_feed)
+        for name, value in expected.items():
+            worst = max(worst, float(np.abs(got[name] - value.numpy()).max(initial=0.0)))
     if worst > tolerance:
         raise GnnplanError(f"{path}: onnxruntime differs from torch by {worst:.2e} (> {tolerance:g})")
     return worst

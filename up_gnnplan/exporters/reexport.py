@@ -39,6 +39,7 @@ def load_exported(path):
     import torch
     from onnx import numpy_helper
 
+    from up_gnnplan.states.actions import ActionSignature
     from up_gnnplan.states.signature import PredicateSignature
     from up_gnnplan.training.checkpoint import build
     from up_gnnplan.training.config import TrainConfig
@@ -60,7 +61,9 @@ def load_exported(path):
     if "train_config" not in meta or "architecture" not in meta["train_config"]:
         raise GnnplanError(f"{path}: the file records no training config, so its model cannot be rebuilt")
     config = TrainConfig.from_dict(meta["train_config"])
-    encoding, model = build(config, PredicateSignature.from_json(meta["encoding"]["signature"]))
+    heads = meta.get("heads") or {}
+    actions = ActionSignature.from_json(heads["actions"]) if heads.get("actions") else None
+    encoding, model = build(config, PredicateSignature.from_json(meta["encoding"]["signature"]), actions)
     if encoding.config() != meta["encoding"]:
         raise GnnplanError(f"{path}: its encoding {meta['encoding']} is not what its training config builds "
                            f"({encoding.config()})")
@@ -132,14 +135,21 @@ def _folded_relation_weights(proto, model, expected) -> dict:
 
 
 def compare_files(old, new, encoding, states: int = 72, seed: int = 0) -> float:
-    """Return the largest |value difference| of two model files on random states of their domain."""
-    from up_gnnplan.exporters.parity import random_states
+    """Return the largest difference of two model files' outputs on random states (and actions) of their domain."""
+    from up_gnnplan.encodings.actions import encode_actions
+    from up_gnnplan.exporters.parity import random_actions, random_states, runtime_outputs
     from up_gnnplan.runtime.value_function import OnnxValueFunction
 
     a, b = OnnxValueFunction(old), OnnxValueFunction(new)
+    if a.outputs != b.outputs:
+        raise GnnplanError(f"{new}: it computes {', '.join(b.outputs)}, {old} {', '.join(a.outputs)}")
     rng = np.random.default_rng(seed)
     worst = 0.0
     for size in (1, 7, states - 8):
         batch = random_states(encoding.signature, size, rng)
-        worst = max(worst, float(np.abs(a(batch) - b(batch)).max()))
+        feed = {}
+        if a.has_actions:
+            feed, _ = encode_actions(a.actions, random_actions(a.actions, batch, rng), [s.num_objects for s in batch])
+        first, second = runtime_outputs(a, batch, feed), runtime_outputs(b, batch, feed)
+        worst = max([worst] + [float(np.abs(first[k] - second[k]).max(initial=0.0)) for k in first])
     return worst

@@ -10,6 +10,20 @@ from dataclasses import dataclass
 from typing import Callable
 
 
+# The heads a model can have (``--head``): the value alone, an action head of one kind (see
+# up_gnnplan.models.heads), or an action head and the value together.
+HEADS = ("value", "logits", "q", "logits+value", "q+value")
+ACTION_KINDS = ("logits", "q")
+
+
+def head_parts(head: str) -> tuple[str | None, bool]:
+    """Return (action kind or None, has a value head) of a ``--head`` choice."""
+    if head not in HEADS:
+        raise ValueError(f"unknown head {head!r}; choose one of {', '.join(HEADS)}")
+    kind = head.split("+")[0]
+    return (None if kind == "value" else kind), head == "value" or head.endswith("+value")
+
+
 @dataclass(frozen=True)
 class Architecture:
     """An architecture: which encoding feeds which model."""
@@ -18,6 +32,7 @@ class Architecture:
     encoding: str
     build: Callable  # (encoding, hidden, layers, aggregation, beta, share_weights) -> nn.Module
     description: str
+    action_heads: bool = False  # objects are nodes, so action decoders can read their arguments
 
 
 def _relational(encoding, **params):
@@ -34,10 +49,28 @@ def _ploi(encoding, **params):
 
 
 ARCHITECTURES: dict[str, Architecture] = {
-    "rgnn": Architecture("rgnn", "rgnn", _relational, "R-GNN: objects exchange messages through atoms (Ståhlberg et al. 2024 §3.4)"),
+    "rgnn": Architecture("rgnn", "rgnn", _relational, "R-GNN: objects exchange messages through atoms (Ståhlberg et al. 2024 §3.4)",
+                         action_heads=True),
     "rgnn_t": Architecture("rgnn_t", "rgnn_t", _relational, "R-GNN[t]: R-GNN over object pairs and compose atoms A_t(S) (§4)"),
     "ploi": Architecture("ploi", "ploi", _ploi, "PLOI graph: node features and labelled edges (Chen 2024 §4)"),
 }
+
+
+def with_heads(model, config, action_signature):
+    """Return ``model`` with the action head of ``config.head`` on it (the model itself for ``value``)."""
+    kind, value = head_parts(config.head)
+    if kind is None:
+        return model
+    architecture = get_architecture(config.architecture)
+    if not architecture.action_heads:
+        able = ", ".join(k for k, a in ARCHITECTURES.items() if a.action_heads)
+        raise ValueError(f"--head {config.head}: architecture {config.architecture} has no action head (its nodes are "
+                         f"not the objects); choose one of {able}")
+    if action_signature is None:
+        raise ValueError(f"--head {config.head} needs the domain's action schemas (a dataset of format 2)")
+    from up_gnnplan.models.heads import RGNNWithHeads
+
+    return RGNNWithHeads(model, action_signature, kind, value)
 
 
 def get_architecture(key: str) -> Architecture:

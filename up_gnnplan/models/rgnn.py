@@ -275,12 +275,15 @@ class RelationalGNN(nn.Module):
             h = h + self.update_mlps[k](torch.cat([h, agg], dim=1))
         return h
 
-    def readout_values(self, h, readout_nodes, readout_graph, graph_index):
+    def pool(self, h, readout_nodes, readout_graph, graph_index):
+        """Return the sum of each state's readout-node embeddings [G, hidden]."""
         # scatter_add, not index_add: torch's ONNX exporter turns index_add with repeated
         # indices into a last-write-wins scatter, which silently breaks the sum.
         index = readout_graph.unsqueeze(1).expand(-1, self.hidden)
-        pooled = h.new_zeros((graph_index.shape[0], self.hidden)).scatter_add(0, index, h[readout_nodes])
-        return self.readout(pooled).squeeze(-1)
+        return h.new_zeros((graph_index.shape[0], self.hidden)).scatter_add(0, index, h[readout_nodes])
+
+    def readout_values(self, h, readout_nodes, readout_graph, graph_index):
+        return self.readout(self.pool(h, readout_nodes, readout_graph, graph_index)).squeeze(-1)
 
     def forward(self, node_graph, readout_nodes, readout_graph, graph_index, *relations):
         h = self.embed(node_graph, list(relations))

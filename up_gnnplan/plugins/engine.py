@@ -6,8 +6,11 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
 
 - ``model``: a shipped model's name or an ONNX file; default: the shipped model whose
   predicate signature matches the problem's domain;
-- ``mode``: ``policy`` (the greedy policy), ``gbfs`` (greedy best-first search on V), or
-  ``auto`` (default: the policy, then GBFS with the time that is left);
+- ``mode``: ``policy`` (the greedy policy of V), ``gbfs`` (greedy best-first search on V),
+  ``action-policy`` (the greedy policy of an action head's scores), ``policy-best-first``
+  (best-first search on the action head's log-probabilities), or ``auto`` (default: the
+  action policy when the model has an action head, else the value policy; then, if it gave
+  up, GBFS on V when the model has a value head, else policy-best-first, with the time left);
 - ``max_steps``: the policy's step limit (1000, as in the paper);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
@@ -34,7 +37,9 @@ from unified_planning.engines.engine import Engine
 from unified_planning.engines.mixins.oneshot_planner import OneshotPlannerMixin
 from unified_planning.model import ProblemKind
 
-MODES = ("auto", "policy", "gbfs")
+MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first")
+# The head each explicit mode needs: "value" (a value function) or "actions" (an action scorer).
+MODE_NEEDS = {"policy": "value", "gbfs": "value", "action-policy": "actions", "policy-best-first": "actions"}
 DEVICES = ("auto", "cpu", "cuda")  # as up_gnnplan.runtime.providers.DEVICES, without importing the runtime
 
 CREDITS = Credits(
@@ -225,7 +230,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         from up_gnnplan.limits import Limits, LimitReached, MemoryLimitReached
         from up_gnnplan.problems import Task
         from up_gnnplan.runtime.providers import RuntimeSetupError, device_note
-        from up_gnnplan.search import Inputs, Status, gbfs, policy_rollout
+        from up_gnnplan.search import SEARCHES, Inputs, Status
 
         start = self._called_at or time.perf_counter()
         limits = Limits(check_timeout(timeout), self.memory_mb, start=start)
@@ -247,6 +252,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             task = Task(problem, check=limits.check, kind=self._kind)
             limits.check("after building the task")
             value_fn = self._value_function(task, limits)
+            searches_of(self.mode, value_fn)  # refuses a mode the model has no head for
             metrics.update(model=str(value_fn.path), provider=value_fn.provider)
             messages.append((LogLevel.INFO, f"model {value_fn.path.name} ({value_fn.architecture} for domain "
                                             f"'{value_fn.domain}') on {value_fn.provider}"))
@@ -269,14 +275,15 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
 
         result = None
         try:
-            if self.mode in ("policy", "auto"):
-                result = policy_rollout(task, value_fn, max_steps=self.max_steps, limits=limits, inputs=inputs)
-                messages.append((LogLevel.INFO, f"policy: {result.status.value} after {result.expanded} steps "
+            for name in searches_of(self.mode, value_fn):
+                guide = value_fn if MODE_NEEDS[name] == "value" else value_fn.scorer
+                kwargs = {"max_steps": self.max_steps} if name in ("policy", "action-policy") else {}
+                result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)
+                unit = "steps" if name in ("policy", "action-policy") else "expansions"
+                messages.append((LogLevel.INFO, f"{name}: {result.status.value} after {result.expanded} {unit} "
                                                 f"{result.message}".strip()))
-            if self.mode == "gbfs" or (self.mode == "auto" and result.status is Status.GAVE_UP):
-                result = gbfs(task, value_fn, limits=limits, inputs=inputs)
-                messages.append((LogLevel.INFO, f"gbfs: {result.status.value}, {result.expanded} expansions "
-                                                f"{result.message}".strip()))
+                if result.status is not Status.GAVE_UP:
+                    break
         except MemoryError:
             return stop(MemoryLimitReached(f"out of memory during the search (limit {limits.memory_mb} MB)"))
         metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated),
@@ -318,8 +325,27 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             raise ModelError(no_model_message(task.signature))
         limits.check("before loading the model")
         value_fn = load_value_function(path, threads=self.threads, device=self.device)
-        value_fn.check_signature(task.signature, task.source.describe())
+        value_fn.check_signature(task.signature, task.source.describe(), task.action_signature)
         return value_fn
+
+
+def searches_of(mode: str, model) -> list[str]:
+    """Return the searches ``mode`` runs with ``model``, in order (each after the previous gave up).
+
+    Raises :class:`~up_gnnplan.runtime.ModelError` when an explicit mode needs a head the model lacks.
+    """
+    from up_gnnplan.runtime import ModelError
+
+    if mode == "auto":
+        first = "action-policy" if model.has_actions else "policy"
+        return [first, "gbfs" if model.has_value else "policy-best-first"]
+    need = MODE_NEEDS[mode]
+    if not (model.has_value if need == "value" else model.has_actions):
+        heads = " and ".join(model.outputs)
+        other = "action-policy, policy-best-first" if need == "value" else "policy, gbfs"
+        raise ModelError(f"mode '{mode}' needs a model with a {'value' if need == 'value' else 'action'} head; "
+                         f"{model.path.name} computes {heads} (use mode auto or {other})")
+    return [mode]
 
 
 EXISTENTIAL_GOAL_WARNING = (

@@ -19,6 +19,7 @@ import re
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source, source_of
+from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
 
 _GOAL_PREDICATE = "gnnplan_goal_{}"
@@ -189,6 +190,7 @@ class Task:
             raise ProblemLoadError(f"{self.source.describe()}: pymimir rejected the problem: {error}") from None
         check("while building the task (after pymimir parsed it)")
         self.signature = PredicateSignature.from_up_problem(up_problem)
+        self.action_signature = ActionSignature.from_up_problem(up_problem)
         self.objects = list(up_problem.all_objects)
         self.object_names = [o.name for o in self.objects]
         self._object_id = {o: i for i, o in enumerate(self.objects)}
@@ -241,6 +243,10 @@ class Task:
         return self._mimir_predicate_id.get((kind, mimir_atom.get_predicate().get_index()))
 
     # -- actions -----------------------------------------------------------------------------
+
+    def up_action_name(self, pddl_name: str) -> str:
+        """Return the UP name of the action schema pymimir calls ``pddl_name``."""
+        return self._up_item(pddl_name).name
 
     def to_up_action(self, ground_action):
         """Return the UP ``ActionInstance`` of a pymimir ground action."""

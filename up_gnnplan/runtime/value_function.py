@@ -17,11 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from up_gnnplan import model_format
+from up_gnnplan.encodings.actions import ActionInput, action_input_names, encode_actions
 from up_gnnplan.encodings.base import StateInput
 from up_gnnplan.encodings.packing import pack, packed_input_names
 from up_gnnplan.errors import GnnplanError
 from up_gnnplan.runtime.providers import check_session_device, import_onnxruntime, providers_for
+from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
+
+# Actions scored per session call at most (the state is embedded again for each call beyond).
+MAX_ACTIONS_PER_CALL = 65536
 
 
 class ModelError(GnnplanError):
@@ -62,7 +67,13 @@ def read_metadata(session_or_path, where=None) -> dict:
 
 
 class OnnxValueFunction:
-    """A value function ``V(states)`` backed by an onnxruntime session.
+    """A model file in an onnxruntime session: a value function ``V(states)``, an action scorer, or both.
+
+    The file's ``heads`` metadata says what it computes (files before heads existed compute the
+    value): ``has_value`` models are value functions (``prepare``/``run``/``__call__``, what
+    the value policy and GBFS use); ``has_actions`` models score the applicable actions of a
+    state in one call (``scorer(state, actions)``, what the action policy uses), their kind
+    (``logits`` or ``q``) turned into preferences, higher is better.
 
     Args:
         path: the ONNX file written by ``gnnplan export``.
@@ -101,9 +112,22 @@ class OnnxValueFunction:
         # Packed layout (R-GNN files since 0.1): relations stacked per arity, see encodings.packing.
         self.packed = meta.get("layout") == "packed"
         self.input_names = packed_input_names(self.encoding) if self.packed else self.encoding.input_names()
+        heads = meta.get("heads") or {"outputs": ["value"]}
+        self.outputs = list(heads.get("outputs", ["value"]))
+        self.has_value, self.has_actions = "value" in self.outputs, "scores" in self.outputs
+        self.action_kind, self.actions, self.action_names = None, None, []
+        if self.has_actions:
+            try:
+                self.action_kind = heads["action_kind"]
+                self.actions = ActionSignature.from_json(heads["actions"])
+            except (KeyError, TypeError, ValueError) as error:
+                raise ModelError(f"{self.path}: its heads metadata does not describe the action head "
+                                 f"({type(error).__name__}: {error})") from None
+            self.action_names = action_input_names(self.actions)
         expected = [i.name for i in self.session.get_inputs()]
-        if expected != self.input_names:
-            raise ModelError(f"{self.path}: inputs {expected} do not match its encoding's {self.input_names}")
+        if expected != self.input_names + self.action_names:
+            raise ModelError(f"{self.path}: inputs {expected} do not match its encoding's "
+                             f"{self.input_names + self.action_names}")
         hidden = (meta.get("train_config") or {}).get("hidden", 32)
         # Working memory of a call per input element, for chunking (runtime.chunks): measured
         # 0.5-1.3 KB for the shipped R-GNN models (hidden 32); it grows with the embedding size.
@@ -117,28 +141,59 @@ class OnnxValueFunction:
     def architecture(self) -> str:
         return self.metadata.get("architecture", "")
 
-    def check_signature(self, signature: PredicateSignature, where: str = "the problem") -> None:
-        """Raise :class:`ModelError` unless the model was trained for ``signature``'s domain."""
+    def check_signature(self, signature: PredicateSignature, where: str = "the problem",
+                        actions: ActionSignature | None = None) -> None:
+        """Raise :class:`ModelError` unless the model was trained for ``signature``'s domain (and its ``actions``)."""
         if signature != self.signature:
             raise ModelError(
                 f"{self.path}: the model is for domain '{self.domain}', whose predicates differ from "
                 f"those of {where} ({self.signature.describe_difference(signature)})"
             )
+        if self.has_actions and actions is not None and actions != self.actions:
+            raise ModelError(
+                f"{self.path}: the model scores the actions of domain '{self.domain}', whose action schemas differ "
+                f"from those of {where} ({self.actions.describe_difference(actions)})")
 
-    def prepare(self, inputs: list[StateInput]) -> dict[str, np.ndarray]:
-        """Return the session's input arrays for a batch of states."""
+    def _state_feed(self, inputs: list[StateInput]) -> dict[str, np.ndarray]:
         feed = self.encoding.encode(inputs)
         if self.packed:
             feed = pack(feed, self.encoding.relations)
         return {name: feed[name] for name in self.input_names}
 
+    def prepare(self, inputs: list[StateInput]) -> dict[str, np.ndarray]:
+        """Return the session's input arrays for valuing a batch of states (no actions to score)."""
+        feed = self._state_feed(inputs)
+        for name, (_, arity) in zip(self.action_names, self.actions.schemas if self.actions else []):
+            feed[name] = np.zeros((0, 1 + arity), dtype=np.int64)
+        return feed
+
     def run(self, feed: dict[str, np.ndarray]) -> np.ndarray:
         """Return one value per state of a batch made by :meth:`prepare`."""
+        if not self.has_value:
+            raise ModelError(f"{self.path}: the model has no value head (it scores actions only)")
         return self.session.run(["value"], feed)[0]
 
     def __call__(self, inputs: list[StateInput]) -> np.ndarray:
         """Return one value per state, all in one session call (searches chunk: runtime.chunks)."""
         return self.run(self.prepare(inputs))
+
+    def scorer(self, state: StateInput, actions: ActionInput) -> np.ndarray:
+        """Return the preference of each action of ``actions`` in ``state`` (higher is better).
+
+        The state is embedded and all its actions scored in one call, or, beyond
+        ``MAX_ACTIONS_PER_CALL`` actions, in one call per that many (memory stays bounded).
+        """
+        if not self.has_actions:
+            raise ModelError(f"{self.path}: the model has no action head (it is a value function)")
+        scores = np.empty(len(actions), dtype=np.float64)
+        state_feed = self._state_feed([state])
+        for start in range(0, max(len(actions), 1), MAX_ACTIONS_PER_CALL):
+            part = ActionInput(actions.schema[start:start + MAX_ACTIONS_PER_CALL],
+                               actions.args[start:start + MAX_ACTIONS_PER_CALL])
+            action_feed, order = encode_actions(self.actions, [part], [state.num_objects])
+            out = self.session.run(["scores"], {**state_feed, **action_feed})[0]
+            scores[start:start + len(part)] = out[order]
+        return scores if self.action_kind == "logits" else -scores
 
 
 @functools.lru_cache(maxsize=8)

@@ -14,14 +14,15 @@ FORMAT = "up-gnnplan-checkpoint"
 VERSION = 1
 
 
-def build(config, signature):
-    """Return (encoding, model) for a training config and a predicate signature."""
+def build(config, signature, action_signature=None):
+    """Return (encoding, model) for a training config, a predicate signature and (for action heads) an action signature."""
     from up_gnnplan.encodings import make_encoding
-    from up_gnnplan.models import get_architecture
+    from up_gnnplan.models import get_architecture, with_heads
 
     architecture = get_architecture(config.architecture)
     encoding = make_encoding(architecture.encoding, signature, **config.encoding_params())
-    return encoding, architecture.build(encoding, **config.model_params())
+    model = architecture.build(encoding, **config.model_params())
+    return encoding, with_heads(model, config, action_signature)
 
 
 def save_checkpoint(path, model, encoding, config, record: dict, domain: str) -> Path:
@@ -38,6 +39,7 @@ def save_checkpoint(path, model, encoding, config, record: dict, domain: str) ->
             "config": config.to_dict(),
             "encoding": encoding.config(),
             "schema": encoding.schema(),
+            "actions": model.actions.to_json() if hasattr(model, "actions") else None,
             "record": record,
             "state_dict": model.state_dict(),
         },
@@ -50,6 +52,7 @@ def load_checkpoint(path):
     """Return (model, encoding, config, checkpoint dict) from ``path``, loaded with weights_only."""
     import torch
 
+    from up_gnnplan.states.actions import ActionSignature
     from up_gnnplan.states.signature import PredicateSignature
     from up_gnnplan.training.config import TrainConfig
 
@@ -71,7 +74,8 @@ def load_checkpoint(path):
                            "or was altered")
     try:
         config = TrainConfig.from_dict(data["config"])
-        encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]))
+        actions = ActionSignature.from_json(data["actions"]) if data.get("actions") else None
+        encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]), actions)
         model.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as error:  # RuntimeError: torch's shape mismatches
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""

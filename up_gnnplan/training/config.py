@@ -10,6 +10,7 @@ class TrainConfig:
     """Everything that decides a training run; stored in every checkpoint."""
 
     architecture: str = "rgnn"  # key of up_gnnplan.models.ARCHITECTURES
+    head: str = "value"  # value | logits | q | logits+value | q+value (up_gnnplan.models.heads)
     t: int = 1  # R-GNN[t] parameter (architecture rgnn_t only)
     goal_mode: str = "separate"  # goal atoms as separate predicates, or split into achieved / open
     hidden: int = 32  # embedding size

@@ -1,4 +1,8 @@
-"""The training loop: L1 (or MSE) regression of V*, Adam, early stopping on validation error."""
+"""The training loop: Adam on the objective of the model's heads, early stopping on validation error.
+
+The objective (:mod:`up_gnnplan.training.objectives`) is the paper's L1 regression of V* for
+value models, and the action head's cross-entropy or Q regression for action models.
+"""
 
 from __future__ import annotations
 
@@ -11,26 +15,8 @@ import numpy as np
 from up_gnnplan.datasets.store import check_signature
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
-from up_gnnplan.training.data import ValueCoveringSampler, split, state_inputs
-
-
-def _tensors(encoding, inputs):
-    import torch
-
-    batch = encoding.encode(inputs)
-    return [torch.from_numpy(batch[name]) for name in encoding.input_names()]
-
-
-def predict(model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
-    """Return the model's values for dataset states ``indices`` (no gradients)."""
-    import torch
-
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(indices), batch_size):
-            chunk = indices[start : start + batch_size]
-            out.append(model(*_tensors(encoding, state_inputs(dataset, chunk))).numpy())
-    return np.concatenate(out) if out else np.zeros(0)
+from up_gnnplan.training.data import ValueCoveringSampler, split
+from up_gnnplan.training.objectives import ActionObjective, make_objective, outputs, predict  # noqa: F401  (predict re-exported)
 
 
 def seed_everything(seed: int, threads: int) -> None:
@@ -67,6 +53,11 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     config = config or TrainConfig()
     seed_everything(config.seed, config.threads)
     rng = np.random.default_rng(config.seed)
+    objective = make_objective(config, dataset)
+    if isinstance(objective, ActionObjective):
+        dataset.require_actions("the training dataset", f"--head {config.head}")
+        if validation is not None:
+            validation.require_actions("the validation dataset", f"--head {config.head}")
     if validation is not None:
         check_signature(validation, dataset.signature, "the validation dataset")
         train_idx, _, _ = split(dataset, 0.0, rng)
@@ -75,11 +66,12 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     else:
         train_idx, val_idx, val_problems = split(dataset, config.validation_fraction, rng)
     val_data = validation if validation is not None else dataset
+    train_idx = objective.select(dataset, train_idx)
+    val_idx = objective.select(val_data, val_idx)
     if len(train_idx) == 0:
         raise ValueError("the dataset has no solvable (non-dead-end) states to train on")
-    encoding, model = build(config, dataset.signature)
+    encoding, model = build(config, dataset.signature, dataset.action_signature)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
-    loss_fn = torch.nn.L1Loss() if config.loss == "l1" else torch.nn.MSELoss()
     sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng, config.epoch_states)
     # The per-epoch validation error is taken on a fixed sample, so large held-out problems do
     # not dominate the run; the final record reports the whole validation set.
@@ -96,8 +88,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         losses = []
         epoch_start = time.perf_counter()
         for batch in sampler.epoch():
-            target = torch.from_numpy(dataset.value[batch].astype(np.float32))
-            loss = loss_fn(model(*_tensors(encoding, state_inputs(dataset, batch))), target)
+            loss = objective.loss(model, encoding, dataset, batch)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -107,7 +98,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
                 break  # the budget holds within an epoch too: large datasets have long epochs
         train_seconds += time.perf_counter() - epoch_start
         model.eval()
-        val_mae = float(np.abs(predict(model, encoding, monitor_data, monitor) - monitor_data.value[monitor]).mean())
+        val_mae = objective.error(model, encoding, monitor_data, monitor)
         row = [epoch, round(time.perf_counter() - start, 1), round(float(np.mean(losses)), 4), round(val_mae, 4)]
         if validation_tasks:
             solved, steps_total = policy_validation(model, encoding, validation_tasks, config.policy_steps)
@@ -125,8 +116,10 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     seconds = time.perf_counter() - start
     model.load_state_dict(best[2])
     model.eval()
-    record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds)
-    record["curve"] = curve  # [epoch, seconds, loss, validation MAE(, policy solved, policy steps)]
+    record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds,
+                     objective)
+    record["curve"] = curve  # [epoch, seconds, loss, validation error(, policy solved, policy steps)]
+    record["error_name"] = objective.error_name
     if validation_tasks:
         solved, steps_total = -best[0][0], best[0][1]
         record["policy_validation"] = {"problems": [task.source.problem.stem if task.source.problem else task.up_problem.name
@@ -139,14 +132,17 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
 def policy_validation(model, encoding, tasks, max_steps: int) -> tuple[int, int]:
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 
+    The policy is the action policy for models with an action head, the value policy otherwise.
     A failed run counts ``max_steps`` steps, so fewer steps always means better.
     """
-    from up_gnnplan.search import Status, policy_rollout
+    from up_gnnplan.search import Status, action_policy_rollout, policy_rollout
 
-    value_fn = TorchValueFunction(model, encoding)
     solved = steps = 0
     for task in tasks:
-        result = policy_rollout(task, value_fn, max_steps=max_steps)
+        if hasattr(model, "actions"):
+            result = action_policy_rollout(task, TorchActionScorer(model, encoding), max_steps=max_steps)
+        else:
+            result = policy_rollout(task, TorchValueFunction(model, encoding), max_steps=max_steps)
         ok = result.status is Status.SOLVED
         solved += ok
         steps += len(result.actions) if ok else max_steps
@@ -162,14 +158,12 @@ def _sample(indices: np.ndarray, size: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(indices, size=size, replace=False))
 
 
-def _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epochs, steps, seconds) -> dict:
+def _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epochs, steps, seconds,
+            objective) -> dict:
     import torch
 
     def errors(indices, data=dataset):
-        if len(indices) == 0:
-            return {}
-        err = np.abs(predict(model, encoding, data, indices) - data.value[indices])
-        return {"mae": float(err.mean()), "max_error": float(err.max()), "within_0.5": float((err < 0.5).mean())}
+        return objective.metrics(model, encoding, data, indices)
 
     return {
         "seconds": round(seconds, 1),
@@ -206,7 +200,30 @@ class TorchValueFunction:
         import torch
 
         with torch.no_grad():
-            return self.model(*[torch.from_numpy(feed[name]) for name in self.encoding.input_names()]).numpy()
+            return outputs(self.model, self.model(*[torch.from_numpy(feed[name])
+                                                   for name in self.encoding.input_names()]))["value"].numpy()
 
     def __call__(self, inputs) -> np.ndarray:
         return self.run(self.prepare(inputs))
+
+
+class TorchActionScorer:
+    """An action scorer over a torch model with an action head (the searches' protocol, as the ONNX one)."""
+
+    def __init__(self, model, encoding):
+        self.model, self.encoding = model, encoding
+        self.kind, self.actions = model.kind, model.actions
+
+    def __call__(self, state, actions) -> np.ndarray:
+        """Return the preference (higher is better) of each action of ``actions`` in ``state``."""
+        import torch
+
+        from up_gnnplan.encodings.actions import encode_actions
+        from up_gnnplan.models.heads import preferences
+
+        feed, order = encode_actions(self.actions, [actions], [state.num_objects])
+        tensors = [torch.from_numpy(a) for a in (self.encoding.encode([state])[n] for n in self.encoding.input_names())]
+        tensors += [torch.from_numpy(feed[f"action_{k}"]) for k in range(len(self.actions))]
+        with torch.no_grad():
+            scores = outputs(self.model, self.model(*tensors))["scores"].numpy()[order]
+        return preferences(scores, self.kind)

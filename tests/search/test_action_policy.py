@@ -1,0 +1,96 @@
+"""The searches on action scores: the action policy and best-first search on log-probabilities.
+
+A perfect scorer (preference ``-(c(a) + V*(s'))``, from a full expansion's recorded
+transitions) makes the action policy optimal; a scorer that prefers going back leads it into
+visited states, which it must skip, and a constant scorer leaves best-first search complete.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from up_gnnplan.datasets.expansion import expand
+from up_gnnplan.limits import Limits
+from up_gnnplan.search import Status, action_policy_rollout, policy_best_first
+from up_gnnplan.states import Atoms, StateAtoms
+from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
+
+
+def perfect_scorer(name: str):
+    """Return (scorer, V* of the initial state): preferences -(c + V*(s')) looked up by state atoms and action."""
+    task = task_of(name)
+    labelled = expand(task)
+    static = StateAtoms(task).static
+    width = static.args.shape[1]
+    transitions = labelled.transitions
+    table = {}
+    for i, atoms in enumerate(labelled.states):
+        key = frozenset(Atoms.concat([static, atoms], width).as_strings(task.signature, task.object_names))
+        lo, hi = transitions.ptr[i], transitions.ptr[i + 1]
+        for schema, args, cost, nxt in zip(transitions.schema[lo:hi], transitions.args[lo:hi], transitions.cost[lo:hi],
+                                           transitions.next[lo:hi]):
+            table[key, int(schema), tuple(args.tolist())] = -(cost + labelled.value[nxt])
+    calls = []
+
+    def scorer(state, actions):
+        calls.append(len(actions))
+        key = frozenset(state.atoms.as_strings(task.signature, task.object_names))
+        return np.array([table[key, int(s), tuple(a.tolist())] for s, a in zip(actions.schema, actions.args)])
+
+    scorer.calls = calls
+    return scorer, labelled.initial_value
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_action_policy_with_perfect_scores_is_optimal_and_scores_each_state_once(name):
+    task = task_of(name)
+    scorer, initial_value = perfect_scorer(name)
+    result = action_policy_rollout(task, scorer)
+    assert result.status is Status.SOLVED
+    assert result.cost == initial_value
+    assert len(scorer.calls) == len(result.actions)  # one call per step, whatever the branching
+    assert_valid_up_plan(task, result)
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_policy_best_first_with_perfect_scores_finds_a_plan(name):
+    task = task_of(name)
+    scorer, _ = perfect_scorer(name)
+    result = policy_best_first(task, scorer)
+    assert result.status is Status.SOLVED
+    assert_valid_up_plan(task, result)
+
+
+def test_action_policy_never_returns_to_a_visited_state():
+    task = task_of("bw-p04")
+    scorer, _ = perfect_scorer("bw-p04")
+
+    def contrary(state, actions):  # prefers the worst action: undoing the last move first
+        return -scorer(state, actions)
+
+    result = action_policy_rollout(task, contrary, max_steps=200)
+    states = [task.initial_state()]
+    for action in result.actions:
+        states.append(action.apply(states[-1]))
+    assert len({s.get_index() for s in states}) == len(states)
+    assert result.status in (Status.SOLVED, Status.GAVE_UP)
+    if result.status is Status.GAVE_UP:
+        assert result.message
+
+
+def test_constant_scores_leave_best_first_complete():
+    task = task_of("oneway-unsolvable")
+    result = policy_best_first(task, lambda state, actions: np.zeros(len(actions)))
+    assert result.status is Status.UNSOLVABLE
+    task = task_of("gripper-p02")
+    result = policy_best_first(task, lambda state, actions: np.zeros(len(actions)))
+    assert result.status is Status.SOLVED
+    assert_valid_up_plan(task, result)
+
+
+def test_action_searches_stop_at_the_deadline():
+    task = task_of("bw-p04")
+    for search in (action_policy_rollout, policy_best_first):
+        result = search(task, lambda state, actions: np.zeros(len(actions)), limits=Limits(0.0))
+        assert result.status is Status.TIMEOUT and "time limit" in result.message

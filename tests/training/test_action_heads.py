@@ -1,0 +1,191 @@
+"""Action heads: the transitions datasets record, training towards optimal actions, export and solving.
+
+Everything runs on the bundled Gripper (typed) and Blocksworld examples: small state spaces
+whose every transition is recorded, so the optimal actions of each state are known exactly.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from unified_planning.engines import PlanGenerationResultStatus as PlanStatus
+
+from up_gnnplan.cli import main
+from up_gnnplan.data import example
+from up_gnnplan.datasets.build import BuildOptions, build_dataset
+from up_gnnplan.datasets.store import Dataset
+from up_gnnplan.errors import DatasetError
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems import load_task
+from up_gnnplan.problems.loading import load_pddl
+from up_gnnplan.search import Status, action_policy_rollout
+from up_gnnplan.states.successors import successors
+
+torch = pytest.importorskip("torch")
+
+from up_gnnplan.exporters import export_onnx  # noqa: E402
+from up_gnnplan.exporters.parity import check_parity  # noqa: E402
+from up_gnnplan.runtime import OnnxValueFunction  # noqa: E402
+from up_gnnplan.training import TrainConfig  # noqa: E402
+from up_gnnplan.training.loop import TorchActionScorer, train  # noqa: E402
+
+GRIPPER = example("gripper")
+GRIPPER_PROBLEMS = [example("gripper", "p01.pddl"), example("gripper", "p02.pddl")]
+
+
+@pytest.fixture(scope="module")
+def gripper_data():
+    return build_dataset(GRIPPER, GRIPPER_PROBLEMS)
+
+
+def optimal_mask(data, i):
+    schema, args, cost, nxt = data.actions(i)
+    return np.isclose(cost + data.value[nxt], data.value[i])
+
+
+# -- what datasets record -----------------------------------------------------------------------
+
+def test_expanded_states_record_every_applicable_action(gripper_data):
+    data = gripper_data
+    assert data.action_signature.schemas == (("drop", 3), ("move", 2), ("pick", 3))
+    assert data.has_actions.all()
+    task = load_task(GRIPPER, GRIPPER_PROBLEMS[0])
+    assert data.actions(0)[0].shape[0] == len(successors(task.initial_state()))  # state 0 is p01's initial state
+    for i in range(len(data)):
+        schema, args, cost, nxt = data.actions(i)
+        assert (nxt >= 0).all() and (data.state_problem[nxt] == data.state_problem[i]).all()
+        if not data.is_goal[i]:
+            assert optimal_mask(data, i).any()  # V* is reached through some action: labels and transitions agree
+            assert (cost + data.value[nxt] >= data.value[i] - 1e-9).all()
+
+
+def test_optimal_plan_labelling_records_the_plan_states_actions(tmp_path):
+    data = build_dataset(GRIPPER, GRIPPER_PROBLEMS[1:], BuildOptions(method="optimal"))
+    plan_states = np.flatnonzero(data.label == 1)
+    assert data.has_actions[plan_states].all() and not data.has_actions[data.label == 2].any()
+    for i in plan_states:
+        if not data.is_goal[i]:
+            assert optimal_mask(data, i).any()
+
+
+def test_actions_survive_saving_and_merging(gripper_data, tmp_path):
+    first = build_dataset(GRIPPER, GRIPPER_PROBLEMS[:1])
+    second = build_dataset(GRIPPER, GRIPPER_PROBLEMS[1:])
+    first.extend(second)  # the second problem's successor rows move by the first's states
+    loaded = Dataset.load(first.save(tmp_path / "both.npz"))
+    for name in ("has_actions", "action_ptr", "action_schema", "action_args", "action_cost", "action_next", "value"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(gripper_data, name))
+
+
+def test_version_1_datasets_load_but_are_refused_for_action_heads(gripper_data, tmp_path):
+    path = gripper_data.save(tmp_path / "v2.npz")
+    with np.load(path) as archive:
+        arrays = {k: archive[k] for k in archive.files if not k.startswith("action_") and k != "has_actions"}
+    meta = json.loads(str(arrays.pop("meta")))
+    meta.update(version=1, package_version="0.0.9")
+    del meta["actions"]
+    np.savez_compressed(tmp_path / "v1.npz", meta=np.array(json.dumps(meta)), **arrays)
+    old = Dataset.load(tmp_path / "v1.npz")
+    assert old.version == 1 and old.action_signature is None and len(old) == len(gripper_data)
+    with pytest.raises(DatasetError, match=r"does not record .*format version 1.*rebuild it with `gnnplan dataset"):
+        train(old, TrainConfig(head="logits", max_seconds=5))
+    result = CliRunner().invoke(main, ["train", str(tmp_path / "v1.npz"), "-o", str(tmp_path / "m.pt"), "--head", "logits"])
+    assert result.exit_code == 2 and "error: " in result.output and "rebuild it" in result.output
+
+
+def test_action_head_needs_an_object_node_architecture(gripper_data):
+    with pytest.raises(ValueError, match="architecture ploi has no action head"):
+        train(gripper_data, TrainConfig(head="logits", architecture="ploi", max_seconds=5))
+
+
+# -- training, export, solving --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def trained(gripper_data):
+    """A small logits+value model fit on both Gripper examples (seconds)."""
+    config = TrainConfig(head="logits+value", hidden=16, layers=6, lr=3e-3, max_seconds=40, max_epochs=120,
+                         epoch_states=256, validation_fraction=0.0, patience=120)
+    model, encoding, record = train(gripper_data, config)
+    return model, encoding, record, config
+
+
+def test_logits_head_learns_the_optimal_actions(trained):
+    _, _, record, _ = trained
+    assert record["train"]["best_action_optimal"] >= 0.9, record["train"]
+    assert record["error_name"] == "action error"
+
+
+@pytest.mark.parametrize("head", ["logits", "q"])
+def test_a_short_training_lowers_the_loss(gripper_data, head):
+    config = TrainConfig(head=head, hidden=8, layers=3, max_seconds=8, max_epochs=8, epoch_states=128)
+    _, _, record = train(gripper_data, config)
+    losses = [row[2] for row in record["curve"]]
+    assert losses[-1] < losses[0]
+
+
+def test_action_policy_of_the_trained_model_solves_the_examples(trained):
+    model, encoding, _, _ = trained
+    for problem in GRIPPER_PROBLEMS:
+        task = load_task(GRIPPER, problem)
+        result = action_policy_rollout(task, TorchActionScorer(model, encoding), max_steps=50)
+        assert result.status is Status.SOLVED
+
+
+@pytest.fixture(scope="module")
+def exported(trained, tmp_path_factory):
+    model, encoding, record, config = trained
+    path = tmp_path_factory.mktemp("heads") / "gripper-actions.onnx"
+    export_onnx(model, encoding, path, domain="gripper", train_config=config.to_dict(), training_record=record)
+    return path
+
+
+def test_export_has_both_heads_and_matches_torch_on_other_sizes(trained, exported):
+    model, encoding, _, _ = trained
+    runtime = OnnxValueFunction(exported)
+    assert runtime.outputs == ["value", "scores"] and runtime.action_kind == "logits"
+    assert runtime.has_value and runtime.has_actions
+    assert check_parity(model, encoding, exported) < 1e-4  # random states of 2-8 objects, batches of 1-64
+
+
+def test_engine_uses_the_action_policy_first(exported):
+    problem = load_pddl(GRIPPER, GRIPPER_PROBLEMS[1])
+    result = GnnplanEngine(model=str(exported)).solve(problem, timeout=60)
+    assert result.status == PlanStatus.SOLVED_SATISFICING, [m.message for m in result.log_messages]
+    assert any(m.message.startswith("action-policy: solved") for m in result.log_messages)
+    for mode in ("action-policy", "policy-best-first", "gbfs"):  # the complete ones, and the well-trained head
+        assert GnnplanEngine(model=str(exported), mode=mode).solve(problem, timeout=60).status == \
+            PlanStatus.SOLVED_SATISFICING, mode
+    # The value head, trained beside the action head, may still lead its greedy policy astray.
+    assert GnnplanEngine(model=str(exported), mode="policy").solve(problem, timeout=60).status in (
+        PlanStatus.SOLVED_SATISFICING, PlanStatus.UNSOLVABLE_INCOMPLETELY)
+
+
+def test_a_mode_the_model_has_no_head_for_is_refused(gripper_data, tmp_path):
+    config = TrainConfig(head="logits", hidden=4, layers=1, max_seconds=2, max_epochs=1)
+    model, encoding, record = train(gripper_data, config)
+    path = export_onnx(model, encoding, tmp_path / "actions-only.onnx", domain="gripper", train_config=config.to_dict(),
+                       training_record=record)
+    problem = load_pddl(GRIPPER, GRIPPER_PROBLEMS[0])
+    result = GnnplanEngine(model=str(path), mode="gbfs").solve(problem, timeout=30)
+    assert result.status == PlanStatus.UNSUPPORTED_PROBLEM
+    assert "mode 'gbfs' needs a model with a value head" in result.log_messages[-1].message
+    assert OnnxValueFunction(path).outputs == ["scores"]
+
+
+def test_cli_trains_exports_and_solves_with_an_action_head(gripper_data, tmp_path):
+    dataset = gripper_data.save(tmp_path / "gripper.npz")
+    runner = CliRunner()
+    result = runner.invoke(main, ["train", str(dataset), "-o", str(tmp_path / "m.pt"), "--head", "q+value", "--hidden", "8",
+                                  "--layers", "2", "--max-seconds", "3", "--max-epochs", "2"])
+    assert result.exit_code == 0, result.output
+    assert "rgnn (q+value)" in result.output and "best action optimal in" in result.output
+    result = runner.invoke(main, ["export", str(tmp_path / "m.pt"), "-o", str(tmp_path / "m.onnx")])
+    assert result.exit_code == 0, result.output
+    again = runner.invoke(main, ["export", str(tmp_path / "m.onnx"), "-o", str(tmp_path / "again.onnx")])
+    assert again.exit_code == 0 and "vs m.onnx max |diff| 0.00e+00" in again.output, again.output
+    result = runner.invoke(main, ["solve", "--example", "gripper/p01.pddl", "--model", str(tmp_path / "m.onnx"),
+                                  "--mode", "policy-best-first"])
+    assert result.exit_code == 0, result.output

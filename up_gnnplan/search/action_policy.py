@@ -1,0 +1,117 @@
+"""Searches guided by action scores: the action policy, and best-first search on its log-probabilities.
+
+An *action scorer* is any callable ``scorer(state_input, action_input) -> preferences`` (one
+float per action, higher is better) for one state's applicable actions: the torch model during
+training, :class:`~up_gnnplan.runtime.value_function.OnnxModel` at run time. One call embeds the
+state once and scores every applicable action (Zhang & Geißer), where the value policy values
+one successor graph per action.
+
+- :func:`action_policy_rollout` follows the best-scored action whose successor has not been
+  visited (cycles are handled as in the value policy: never return to a visited state); it
+  stops at a goal, at the step limit, or when every successor has been visited.
+- :func:`policy_best_first` expands states in order of the summed negative log-probabilities
+  ``-log softmax(preferences)`` of the actions leading to them: complete on finite spaces, it
+  is the fallback for models without a value head.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+import numpy as np
+
+from up_gnnplan.encodings.actions import ActionInput
+from up_gnnplan.limits import LimitReached, Limits
+from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.states.actions import ActionRows
+from up_gnnplan.states.successors import is_goal
+
+
+def _score(scorer, inputs, rows, state, actions) -> np.ndarray:
+    schema, args = rows(actions)
+    return np.asarray(scorer(inputs([state])[0], ActionInput(schema, args)), dtype=np.float64)
+
+
+def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: float | None = None,
+                          limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+    """Follow the best-scored action with an unvisited successor from the initial state of ``task``."""
+    limits = limits_of(limits, time_limit)
+    actions_taken, cost, evaluated, step = [], 0.0, 0, 0
+    try:
+        inputs, rows = inputs or Inputs(task), ActionRows(task)
+        state = task.initial_state()
+        visited = {state.get_index()}
+        for step in range(max_steps + 1):
+            if is_goal(task, state):
+                return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed())
+            if step == max_steps:
+                break
+            limits.check(f"before action-policy step {step + 1}")
+            actions = state.generate_applicable_actions()
+            limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
+            chosen = None
+            if actions:
+                preferences = _score(scorer, inputs, rows, state, actions)
+                evaluated += len(actions)
+                for j in np.argsort(-preferences, kind="stable").tolist():
+                    successor, step_cost = actions[j].apply(state, return_cost=True)
+                    if successor.get_index() not in visited:
+                        chosen = (actions[j], successor, step_cost)
+                        break
+            if chosen is None:
+                return SearchResult(Status.GAVE_UP, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
+                                    f"no unvisited successor after {step} steps")
+            action, state, step_cost = chosen
+            visited.add(state.get_index())
+            actions_taken.append(action)
+            cost += step_cost
+    except LimitReached as error:
+        return stopped(error, actions_taken, cost, step, evaluated, limits)
+    return SearchResult(Status.GAVE_UP, actions_taken, cost, max_steps, evaluated, limits.deadline.elapsed(),
+                        f"step limit of {max_steps} reached")
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    top = x.max()
+    return x - top - np.log(np.exp(x - top).sum())
+
+
+def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
+                      inputs: Inputs | None = None) -> SearchResult:
+    """Best-first search on the summed ``-log pi(a|s)`` of the path (see the module docstring)."""
+    limits = limits_of(limits, time_limit)
+    expanded = evaluated = 0
+    parents = {}
+    try:
+        inputs, rows = inputs or Inputs(task), ActionRows(task)
+        root = task.initial_state()
+        parents[root.get_index()] = None
+        tie = itertools.count()
+        frontier = [(0.0, next(tie), root)]
+        while frontier:
+            limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
+            priority, _, state = heapq.heappop(frontier)
+            if is_goal(task, state):
+                actions, cost = [], 0.0
+                index = state.get_index()
+                while parents[index] is not None:
+                    index, action, step_cost = parents[index]
+                    actions.append(action)
+                    cost += step_cost
+                return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed())
+            expanded += 1
+            actions = state.generate_applicable_actions()
+            if not actions:
+                continue
+            surprise = -_log_softmax(_score(scorer, inputs, rows, state, actions))
+            evaluated += len(actions)
+            for action, extra in zip(actions, surprise.tolist()):
+                child, step_cost = action.apply(state, return_cost=True)
+                if child.get_index() not in parents:
+                    parents[child.get_index()] = (state.get_index(), action, step_cost)
+                    heapq.heappush(frontier, (priority + extra, next(tie), child))
+    except LimitReached as error:
+        return stopped(error, [], 0.0, expanded, evaluated, limits)
+    return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
+                        f"all {len(parents)} reachable states explored without reaching a goal")

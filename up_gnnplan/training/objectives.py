@@ -1,0 +1,195 @@
+"""What a training run optimises: the value head's V* regression, or an action head's targets.
+
+An objective says which dataset states a run trains on, turns a batch of them into model
+inputs and a loss, and measures the validation error the best epoch is chosen by:
+
+- :class:`ValueObjective`: L1 (or MSE) between ``V(s)`` and V* (the paper's objective);
+- :class:`ActionObjective`: for ``logits`` heads, cross-entropy over the applicable actions
+  with the set of optimal ones as the target, ``-log sum_{a optimal} softmax(scores)_a``; for
+  ``q`` heads, L1 between ``Q(s, a)`` and ``c(a) + V*(s')``; plus the value loss when the
+  model has a value head too. The optimal actions of ``s`` are those with
+  ``c(a) + V*(s') = V*(s)``. Its validation error is the share of states whose best-scored
+  action is not optimal.
+
+A dead-end successor has no finite V*; as a Q target it counts as ``c(a)`` plus one more than
+the largest finite V* of the dataset (worse than any solvable state), and it is never optimal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from up_gnnplan.encodings.actions import ActionInput, encode_actions
+from up_gnnplan.training.data import state_inputs
+
+
+def outputs(model, result) -> dict:
+    """Return a model's outputs by name: ``value`` and/or ``scores``."""
+    names = getattr(model, "outputs", ("value",))
+    result = result if isinstance(result, tuple) else (result,)
+    return dict(zip(names, result))
+
+
+def state_tensors(encoding, inputs) -> list:
+    import torch
+
+    batch = encoding.encode(inputs)
+    return [torch.from_numpy(batch[name]) for name in encoding.input_names()]
+
+
+def predict(model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
+    """Return the model's values for dataset states ``indices`` (no gradients).
+
+    A model with an action head and a value head is given no actions to score.
+    """
+    import torch
+
+    no_actions = [torch.zeros((0, 1 + a), dtype=torch.long) for a in model.actions.arities] if hasattr(model, "actions") else []
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(indices), batch_size):
+            chunk = indices[start:start + batch_size]
+            out.append(outputs(model, model(*state_tensors(encoding, state_inputs(dataset, chunk)), *no_actions))["value"].numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+class ValueObjective:
+    """Regress V* (see the module docstring)."""
+
+    error_name = "MAE"
+
+    def __init__(self, config):
+        import torch
+
+        self.loss_fn = torch.nn.L1Loss() if config.loss == "l1" else torch.nn.MSELoss()
+
+    def select(self, dataset, indices: np.ndarray) -> np.ndarray:
+        return indices
+
+    def loss(self, model, encoding, dataset, batch):
+        import torch
+
+        target = torch.from_numpy(dataset.value[batch].astype(np.float32))
+        return self.loss_fn(outputs(model, model(*state_tensors(encoding, state_inputs(dataset, batch))))["value"], target)
+
+    def error(self, model, encoding, dataset, indices) -> float:
+        return float(np.abs(predict(model, encoding, dataset, indices) - dataset.value[indices]).mean())
+
+    def metrics(self, model, encoding, dataset, indices) -> dict:
+        if len(indices) == 0:
+            return {}
+        err = np.abs(predict(model, encoding, dataset, indices) - dataset.value[indices])
+        return {"mae": float(err.mean()), "max_error": float(err.max()), "within_0.5": float((err < 0.5).mean())}
+
+
+class ActionObjective(ValueObjective):
+    """Train an action head, and the value head if the model has one (see the module docstring)."""
+
+    error_name = "action error"
+
+    def __init__(self, config, kind: str, value: bool, dataset):
+        super().__init__(config)
+        self.kind, self.value = kind, value
+        finite = dataset.value[np.isfinite(dataset.value)]
+        self.dead_end_value = float(finite.max()) + 1.0 if len(finite) else 1.0
+
+    def select(self, dataset, indices: np.ndarray) -> np.ndarray:
+        """Keep the states with recorded actions, not goals, with at least one optimal action."""
+        keep = [i for i in indices.tolist() if dataset.has_actions[i] and not dataset.is_goal[i]
+                and self._targets(dataset, i)[1].any()]
+        return np.array(keep, dtype=np.int64)
+
+    def _targets(self, dataset, i: int):
+        """Return (schema, args, Q target, optimal mask, known mask) of state ``i``'s recorded actions."""
+        schema, args, cost, nxt = dataset.actions(i)
+        known = nxt >= 0
+        successor = np.where(known, dataset.value[np.maximum(nxt, 0)], np.inf)
+        q = cost + np.where(np.isfinite(successor), successor, self.dead_end_value)
+        v = dataset.value[i]
+        optimal = known & np.isfinite(successor) & (np.abs(cost + np.where(np.isfinite(successor), successor, 0.0) - v)
+                                                   <= 1e-6 * max(1.0, abs(v)))
+        return schema, args, q, optimal, known
+
+    def batch(self, dataset, encoding, model, indices):
+        """Return (model inputs, per-action state position, Q targets, optimal, known) of a batch of states."""
+        import torch
+
+        inputs = state_inputs(dataset, indices)
+        parts = [self._targets(dataset, i) for i in indices]
+        actions = [ActionInput(schema, args) for schema, args, _, _, _ in parts]
+        feed, order = encode_actions(model.actions, actions, [s.num_objects for s in inputs])
+        tensors = state_tensors(encoding, inputs) + [torch.from_numpy(feed[f"action_{k}"]) for k in range(len(feed))]
+        state_of = np.concatenate([np.full(len(a), b) for b, a in enumerate(actions)])
+        q = np.concatenate([p[2] for p in parts]).astype(np.float32)
+        optimal = np.concatenate([p[3] for p in parts])
+        known = np.concatenate([p[4] for p in parts])
+        return tensors, torch.from_numpy(order), torch.from_numpy(state_of), q, optimal, known
+
+    def loss(self, model, encoding, dataset, batch):
+        import torch
+
+        tensors, order, state_of, q, optimal, known = self.batch(dataset, encoding, model, batch)
+        out = outputs(model, model(*tensors))
+        scores = out["scores"][order]
+        if self.kind == "logits":
+            n = len(batch)
+            everything = segment_logsumexp(scores, state_of, n)
+            best = segment_logsumexp(scores.masked_fill(~torch.from_numpy(optimal), -1e30), state_of, n)
+            loss = (everything - best).mean()
+        else:
+            mask = torch.from_numpy(known)
+            loss = self.loss_fn(scores[mask], torch.from_numpy(q)[mask])
+        if self.value:
+            target = torch.from_numpy(dataset.value[batch].astype(np.float32))
+            loss = loss + self.loss_fn(out["value"], target)
+        return loss
+
+    def best_is_optimal(self, model, encoding, dataset, indices, batch_size: int = 128) -> np.ndarray:
+        """Return, per state, whether its best-scored recorded action is optimal."""
+        import torch
+
+        hits = []
+        with torch.no_grad():
+            for start in range(0, len(indices), batch_size):
+                chunk = indices[start:start + batch_size]
+                tensors, order, state_of, _, optimal, _ = self.batch(dataset, encoding, model, chunk)
+                scores = outputs(model, model(*tensors))["scores"][order].numpy()
+                prefs = scores if self.kind == "logits" else -scores
+                state_of = state_of.numpy()
+                for b in range(len(chunk)):
+                    rows = np.flatnonzero(state_of == b)
+                    hits.append(bool(optimal[rows[int(np.argmax(prefs[rows]))]]))
+        return np.array(hits, dtype=bool)
+
+    def error(self, model, encoding, dataset, indices) -> float:
+        indices = self.select(dataset, indices)
+        return 1.0 - float(self.best_is_optimal(model, encoding, dataset, indices).mean()) if len(indices) else 1.0
+
+    def metrics(self, model, encoding, dataset, indices) -> dict:
+        chosen = self.select(dataset, indices)
+        if len(chosen) == 0:
+            return {}
+        out = {"best_action_optimal": float(self.best_is_optimal(model, encoding, dataset, chosen).mean()),
+               "action_states": int(len(chosen))}
+        if self.value:
+            out.update(super().metrics(model, encoding, dataset, indices))
+        return out
+
+
+def segment_logsumexp(x, segment, count: int):
+    """Return ``log sum exp`` of ``x`` within each of ``count`` segments (``segment[i]`` is x[i]'s)."""
+    import torch
+
+    top = torch.full((count,), -1e30, dtype=x.dtype).scatter_reduce(0, segment, x, reduce="amax", include_self=True)
+    total = torch.zeros((count,), dtype=x.dtype).scatter_add(0, segment, torch.exp(x - top[segment]))
+    return top + torch.log(total)
+
+
+def make_objective(config, dataset):
+    """Return the objective of ``config.head`` for ``dataset`` (refusing datasets without actions for action heads)."""
+    from up_gnnplan.models import head_parts
+
+    kind, value = head_parts(config.head)
+    if kind is None:
+        return ValueObjective(config)
+    return ActionObjective(config, kind, value, dataset)
