@@ -76,7 +76,7 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
         task = load_task(domain, problem)
         if dataset is None:
             dataset = Dataset(_domain_name(domain), task.signature, package_version=__version__,
-                              action_signature=task.action_signature)
+                              action_signature=task.action_signature, types=task.types)
         else:
             check_signature(dataset, task.signature, str(problem))
         labelled = _label(task, options, progress)

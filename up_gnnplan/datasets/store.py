@@ -23,6 +23,9 @@ P problems, T recorded transitions, w = max(1, largest arity), wa = the same for
 ``action_schema`` int16[T]    the ground action's schema (position in the action signature),
 ``action_args`` int32[T, wa]  its objects (-1 padded), ``action_cost`` float64[T] its cost,
 ``action_next`` int64[T]      the dataset row of its successor (-1: not labelled)
+
+``meta`` also records the domain's types (:mod:`up_gnnplan.states.types`), for models whose
+modules follow them.
 ============================  =================================================================
 
 A state's atoms are its problem's static atoms followed by its fluent atoms. The optimal
@@ -45,6 +48,7 @@ from up_gnnplan.errors import DatasetError, DatasetMismatchError
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.atoms import Atoms
 from up_gnnplan.states.signature import PredicateSignature
+from up_gnnplan.states.types import DomainTypes
 
 ACTION_ARRAYS = ("has_actions", "action_ptr", "action_schema", "action_args", "action_cost", "action_next")
 
@@ -107,6 +111,7 @@ class Dataset:
     action_cost: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
     action_next: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     version: int = VERSION  # of the file it was read from
+    types: DomainTypes | None = None  # the domain's type hierarchy and declared parameter types
 
     @property
     def width(self) -> int:
@@ -182,6 +187,7 @@ class Dataset:
             self.action_signature = None  # a version-1 part: no actions for the whole
         else:
             self.action_signature = other.action_signature
+        self.types = other.types if (self.types is None and not len(self)) or self.types == other.types else None
         for p, record in enumerate(other.problems):
             idx = np.flatnonzero(other.state_problem == p)
             states = [other.fluent_atoms(i) for i in idx]
@@ -228,6 +234,7 @@ class Dataset:
             "domain": self.domain,
             "signature": self.signature.to_json(),
             "actions": self.action_signature.to_json() if self.action_signature is not None else None,
+            "types": self.types.to_json() if self.types is not None else None,
             "package_version": self.package_version,
             "problems": [p.meta() for p in self.problems],
         }
@@ -277,8 +284,9 @@ class Dataset:
         try:
             signature = PredicateSignature.from_json(meta["signature"])
             actions = ActionSignature.from_json(meta["actions"]) if meta.get("actions") is not None else None
+            types = DomainTypes.from_json(meta["types"]) if meta.get("types") else None
             dataset = cls(meta["domain"], signature, package_version=meta.get("package_version", ""),
-                          action_signature=actions, version=meta["version"])
+                          action_signature=actions, version=meta["version"], types=types)
         except corrupt as error:
             raise DatasetError(f"{path}: corrupt up-gnnplan dataset ({type(error).__name__}: {error})") from None
         if expect is not None:

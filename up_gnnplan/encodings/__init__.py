@@ -20,6 +20,12 @@ try:
     ENCODINGS["ploi"] = PloiEncoding
 except ImportError:  # pragma: no cover
     pass
+try:
+    from up_gnnplan.encodings.typed_policy import TypedPolicyEncoding
+
+    ENCODINGS["typed_policy"] = TypedPolicyEncoding
+except ImportError:  # pragma: no cover  (being built)
+    pass
 
 
 def make_encoding(name: str, signature, **params) -> Encoding:

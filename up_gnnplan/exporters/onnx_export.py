@@ -81,14 +81,18 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
         layout = "packed"
         batch = pack(batch, encoding.relations)
         names = packed_input_names(encoding)
-    if isinstance(model, RGNNWithHeads):
+    if getattr(model, "actions", None) is not None:  # a model with an action head
         action_feed, _ = encode_actions(model.actions, example_actions(model.actions, states),
                                         [s.num_objects for s in states])
         batch.update(action_feed)
         heads = {"outputs": list(model.outputs), "action_kind": model.kind, "actions": model.actions.to_json()}
         outputs = list(model.outputs)
-        model = PackedRGNNWithHeads(model, len(packed_names(encoding.relations)))
+        if isinstance(model, RGNNWithHeads):
+            model = PackedRGNNWithHeads(model, len(packed_names(encoding.relations)))
         names = names + action_input_names(heads_signature(heads))
+    elif hasattr(model, "outputs"):
+        outputs = list(model.outputs)
+        heads = {"outputs": outputs}
     elif isinstance(model, RelationalGNN):
         model = PackedRGNN(model)
     tensors = tuple(torch.from_numpy(batch[name]) for name in names)

@@ -41,7 +41,7 @@ def load_exported(path):
 
     from up_gnnplan.states.actions import ActionSignature
     from up_gnnplan.states.signature import PredicateSignature
-    from up_gnnplan.training.checkpoint import build
+    from up_gnnplan.training.checkpoint import build, types_of
     from up_gnnplan.training.config import TrainConfig
 
     path = Path(path)
@@ -63,7 +63,8 @@ def load_exported(path):
     config = TrainConfig.from_dict(meta["train_config"])
     heads = meta.get("heads") or {}
     actions = ActionSignature.from_json(heads["actions"]) if heads.get("actions") else None
-    encoding, model = build(config, PredicateSignature.from_json(meta["encoding"]["signature"]), actions)
+    encoding, model = build(config, PredicateSignature.from_json(meta["encoding"]["signature"]), actions,
+                            types_of(meta["encoding"]))
     if encoding.config() != meta["encoding"]:
         raise GnnplanError(f"{path}: its encoding {meta['encoding']} is not what its training config builds "
                            f"({encoding.config()})")

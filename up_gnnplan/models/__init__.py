@@ -33,12 +33,20 @@ class Architecture:
     build: Callable  # (encoding, hidden, layers, aggregation, beta, share_weights) -> nn.Module
     description: str
     action_heads: bool = False  # objects are nodes, so action decoders can read their arguments
+    builds_heads: bool = False  # the builder makes the heads itself (gets head= and actions=)
+    needs_types: bool = False  # the encoding gets the domain's types (up_gnnplan.states.types)
 
 
 def _relational(encoding, **params):
     from up_gnnplan.models.rgnn import RelationalGNN
 
     return RelationalGNN(encoding.relations, **params)
+
+
+def _typed_policy(encoding, **params):
+    from up_gnnplan.models.typed_policy import build_typed_policy
+
+    return build_typed_policy(encoding, **params)
 
 
 def _ploi(encoding, **params):
@@ -59,9 +67,9 @@ ARCHITECTURES: dict[str, Architecture] = {
 def with_heads(model, config, action_signature):
     """Return ``model`` with the action head of ``config.head`` on it (the model itself for ``value``)."""
     kind, value = head_parts(config.head)
-    if kind is None:
-        return model
     architecture = get_architecture(config.architecture)
+    if kind is None or architecture.builds_heads:
+        return model
     if not architecture.action_heads:
         able = ", ".join(k for k, a in ARCHITECTURES.items() if a.action_heads)
         raise ValueError(f"--head {config.head}: architecture {config.architecture} has no action head (its nodes are "

@@ -21,6 +21,7 @@ from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source, source_of
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
+from up_gnnplan.states.types import DomainTypes
 
 _GOAL_PREDICATE = "gnnplan_goal_{}"
 _GOAL_ACTION = "gnnplan_achieve_goal_{}"
@@ -191,6 +192,7 @@ class Task:
         check("while building the task (after pymimir parsed it)")
         self.signature = PredicateSignature.from_up_problem(up_problem)
         self.action_signature = ActionSignature.from_up_problem(up_problem)
+        self.types = DomainTypes.from_up_problem(up_problem)
         self.objects = list(up_problem.all_objects)
         self.object_names = [o.name for o in self.objects]
         self._object_id = {o: i for i, o in enumerate(self.objects)}

@@ -14,15 +14,36 @@ FORMAT = "up-gnnplan-checkpoint"
 VERSION = 1
 
 
-def build(config, signature, action_signature=None):
-    """Return (encoding, model) for a training config, a predicate signature and (for action heads) an action signature."""
+def build(config, signature, action_signature=None, types=None):
+    """Return (encoding, model) for a training config and a domain's signatures.
+
+    ``action_signature`` is needed by action heads, ``types`` (:class:`~up_gnnplan.states.types.DomainTypes`)
+    by architectures whose modules follow the domain's types.
+    """
     from up_gnnplan.encodings import make_encoding
-    from up_gnnplan.models import get_architecture, with_heads
+    from up_gnnplan.models import get_architecture, head_parts, with_heads
 
     architecture = get_architecture(config.architecture)
-    encoding = make_encoding(architecture.encoding, signature, **config.encoding_params())
+    params = config.encoding_params()
+    if architecture.needs_types:
+        if types is None:
+            raise ValueError(f"--arch {config.architecture} needs the domain's types, which this dataset does not record; "
+                             "rebuild it with this version's `gnnplan dataset`")
+        params["types"] = types.to_json()
+    encoding = make_encoding(architecture.encoding, signature, **params)
+    if architecture.builds_heads:
+        if head_parts(config.head)[0] is not None and action_signature is None:
+            raise ValueError(f"--head {config.head} needs the domain's action schemas (a dataset of format 2)")
+        return encoding, architecture.build(encoding, head=config.head, actions=action_signature, **config.model_params())
     model = architecture.build(encoding, **config.model_params())
     return encoding, with_heads(model, config, action_signature)
+
+
+def types_of(encoding_config: dict):
+    """Return the DomainTypes recorded in an encoding's config, or None."""
+    from up_gnnplan.states.types import DomainTypes
+
+    return DomainTypes.from_json(encoding_config["types"]) if encoding_config.get("types") else None
 
 
 def save_checkpoint(path, model, encoding, config, record: dict, domain: str) -> Path:
@@ -75,7 +96,8 @@ def load_checkpoint(path):
     try:
         config = TrainConfig.from_dict(data["config"])
         actions = ActionSignature.from_json(data["actions"]) if data.get("actions") else None
-        encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]), actions)
+        encoding, model = build(config, PredicateSignature.from_json(data["encoding"]["signature"]), actions,
+                                types_of(data["encoding"]))
         model.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as error:  # RuntimeError: torch's shape mismatches
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""

@@ -70,7 +70,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     val_idx = objective.select(val_data, val_idx)
     if len(train_idx) == 0:
         raise ValueError("the dataset has no solvable (non-dead-end) states to train on")
-    encoding, model = build(config, dataset.signature, dataset.action_signature)
+    encoding, model = build(config, dataset.signature, dataset.action_signature, dataset.types)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
     sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng, config.epoch_states)
     # The per-epoch validation error is taken on a fixed sample, so large held-out problems do
