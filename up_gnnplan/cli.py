@@ -134,8 +134,8 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Size parameter, e.g. -p width=6 -p height=4 (see the domain's defaults below).")
 def generate(domain_name, output, count, seed, params):
-    """Generate seeded instances of DOMAIN (blocks, blocksworld, childsnack, gripper, logistics, navig-xy,
-    visitall-xy, vacuum); `gnnplan generate --help` lists each one's size parameters.
+    """Generate seeded instances of DOMAIN (blocks, blocksworld, childsnack, gripper, logistics, transport,
+    navig-xy, visitall-xy, vacuum); a wrong name or size parameter lists each one's parameters.
     """
     from up_gnnplan.datasets.generators import GENERATORS, generate as run
 

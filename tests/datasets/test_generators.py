@@ -24,6 +24,8 @@ SMALL = {
     "blocks": {"blocks": 4},
     "gripper": {"balls": 3, "rooms": 3, "mixed": 1},
     "logistics": {"cities": 2, "city_size": 2, "packages": 2, "airplanes": 1},
+    "childsnack": {"children": 2, "allergic_children": 1, "trays": 1, "sandwiches": 2},
+    "transport": {"vehicles": 1, "packages": 2, "locations": 4, "max_capacity": 2},
 }
 
 
@@ -58,7 +60,8 @@ def test_same_seed_same_files_and_different_seeds_differ(domain, tmp_path):
 def test_output_independent_of_hash_seed(tmp_path):
     script = ("import sys; from pathlib import Path; "
               "from up_gnnplan.datasets.generators import generate; "
-              "[print(p.read_text()) for d in ('navig-xy', 'visitall-xy', 'vacuum', 'blocks', 'blocksworld', 'gripper', 'logistics') "
+              "[print(p.read_text()) for d in ('navig-xy', 'visitall-xy', 'vacuum', 'blocks', 'blocksworld', 'gripper', 'logistics', "
+              "'childsnack', 'transport') "
               "for p in generate(d, Path(sys.argv[1]) / d, count=2, seed=1)]")
     root = str(Path(__file__).resolve().parents[2])
     outputs = []
@@ -147,6 +150,12 @@ def test_vacuum_maps_are_symmetric_and_contain_starts():
     ("logistics", {"cities": 2, "airplanes": 0}),
     ("logistics", {"cities": 1, "city_size": 1}),
     ("logistics", {"packages": 0}),
+    ("childsnack", {"children": 3, "sandwiches": 2}),
+    ("childsnack", {"children": 2, "allergic_children": 3}),
+    ("childsnack", {"trays": 0}),
+    ("transport", {"locations": 1}),
+    ("transport", {"max_capacity": 0}),
+    ("transport", {"vehicles": 1.5}),
 ])
 def test_bad_parameters_raise_value_error(domain, params, tmp_path):
     with pytest.raises(ValueError):
@@ -249,7 +258,8 @@ def test_generated_problems_find_the_shipped_models(tmp_path):
     from up_gnnplan.problems import load_task
 
     for domain, extra, model in (("blocks", {}, "blocks"), ("blocksworld", {}, "blocksworld"), ("gripper", {}, "gripper"),
-                                 ("gripper", {"typed": 1}, "gripper-typed"), ("logistics", {}, "logistics")):
+                                 ("gripper", {"typed": 1}, "gripper-typed"), ("logistics", {}, "logistics"),
+                                 ("childsnack", {}, "childsnack"), ("transport", {}, "transport")):
         folder = tmp_path / model
         (path,) = generate(domain, folder, count=1, seed=0, **{**SMALL[domain], **extra})
         task = load_task(folder / "domain.pddl", path)
@@ -263,3 +273,27 @@ def test_blocks_goal_is_one_tower_of_all_blocks():
     assert len(pairs) == 5
     above = {top: below for top, below in pairs}
     assert len(set(above.values())) == 5, "every block but the top one has exactly one block on it"
+
+
+def test_childsnack_follows_the_learning_track_layout():
+    text = GENERATORS["childsnack"].generate_problem(random.Random(3), children=10, allergic_children=6, trays=3,
+                                                     sandwiches=15)
+    assert text.count("(allergic_gluten ") == 6 and text.count("(not_allergic_gluten ") == 4
+    assert text.count("(no_gluten_bread ") == 6 and text.count("(no_gluten_content ") == 6
+    assert text.count("(notexist ") == 15 and text.count("(at tray") == 3 and text.count("(waiting ") == 10
+
+
+def test_transport_roads_are_symmetric_and_connected():
+    import re
+
+    text = GENERATORS["transport"].generate_problem(random.Random(1), vehicles=2, packages=3, locations=12)
+    roads = set(re.findall(r"\(road (l\d+) (l\d+)\)", text))
+    assert all((b, a) in roads for a, b in roads)
+    reached, frontier = {"l1"}, ["l1"]
+    while frontier:
+        here = frontier.pop()
+        for a, b in roads:
+            if a == here and b not in reached:
+                reached.add(b)
+                frontier.append(b)
+    assert len(reached) == 12

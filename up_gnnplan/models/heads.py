@@ -2,8 +2,10 @@
 
 An action decoder is one MLP per action schema, as in Zhang & Geißer's policy network: a
 ground action ``a(o1..ok)`` of state ``s`` is scored from ``[pool(s), f(o1), ..., f(ok)]``, the
-state's pooled embedding (the sum of its object embeddings, what the value readout also
-reads) and its arguments' embeddings. One forward pass embeds a state once and scores all its
+state's pooled embedding and its arguments' embeddings. The R-GNN's pooled embedding for the
+decoders is the *mean* of its object embeddings (the value readout keeps the paper's sum): the
+scores of one state are compared with each other, and a mean keeps the decoders' input on the
+same scale on instances much larger than the training ones. One forward pass embeds a state once and scores all its
 applicable actions, where a value policy needs one graph per successor.
 
 What a score means is the head's *kind*:
@@ -78,7 +80,9 @@ class RGNNWithHeads(nn.Module):
 
     def heads(self, h, readout_nodes, readout_graph, graph_index, actions):
         pooled = self.gnn.pool(h, readout_nodes, readout_graph, graph_index)
-        scores = self.decoders(h, pooled, list(actions))
+        count = h.new_zeros((graph_index.shape[0], 1)).scatter_add(
+            0, readout_graph.unsqueeze(1), h.new_ones((readout_graph.shape[0], 1)))
+        scores = self.decoders(h, pooled / count.clamp(min=1.0), list(actions))
         if self.value:
             return self.gnn.readout(pooled).squeeze(-1), scores
         return (scores,)

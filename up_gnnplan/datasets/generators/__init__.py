@@ -4,9 +4,9 @@ Navig-xy, Visitall-xy and Vacuum are the three domains of Ståhlberg, Bonet & Ge
 "Learning General Policies for Classical Planning Domains: Getting Beyond C2" (Sections 7-9),
 whose domain files and generators are not published: each of these modules writes its own
 domain from the paper's description and says what is faithful to the paper and what is our
-choice. Blocks, Blocksworld, Childsnack, Gripper and Logistics write the classical domains with the
-predicate signatures of IPC 2000 (Blocks), the IPC 2023 Learning Track (Blocksworld, Childsnack)
-and IPC 1998 (Gripper, Logistics), so the shipped models of those domains solve the generated
+choice. Blocks, Blocksworld, Childsnack, Gripper, Logistics and Transport write the classical
+domains with the predicate signatures of IPC 2000 (Blocks), the IPC 2023 Learning Track
+(Blocksworld, Childsnack, Transport) and IPC 1998 (Gripper, Logistics), so the shipped models of those domains solve the generated
 problems.
 
 Usage::
@@ -27,7 +27,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from up_gnnplan.datasets.generators import blocksworld, childsnack, gripper, logistics, navig_xy, vacuum, visitall_xy
+from up_gnnplan.datasets.generators import (blocksworld, childsnack, gripper, logistics, navig_xy, transport, vacuum,
+                                            visitall_xy)
 
 __all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
 
@@ -102,6 +103,14 @@ GENERATORS: dict[str, Generator] = {
         generate_problem=logistics.generate_problem,
         defaults=MappingProxyType({"cities": 2, "city_size": 2, "packages": 2, "airplanes": 1}),
         size_label=lambda p: f"c{p['cities']}s{p['city_size']}p{p['packages']}a{p['airplanes']}",
+    ),
+    "transport": Generator(
+        name="transport",
+        description="Deliver packages with vehicles of limited capacity over a road network (IPC 2023 Learning Track layout).",
+        domain_pddl=transport.DOMAIN_PDDL,
+        generate_problem=transport.generate_problem,
+        defaults=MappingProxyType({"vehicles": 3, "packages": 3, "locations": 6, "max_capacity": 2, "extra_roads": -1}),
+        size_label=lambda p: f"v{p['vehicles']}p{p['packages']}l{p['locations']}c{p['max_capacity']}",
     ),
     "navig-xy": Generator(
         name="navig-xy",

@@ -1,0 +1,184 @@
+"""Action heads against value functions: the same data and minutes, step times, coverage (issue 12).
+
+Three stages, each recorded in ``benchmarks/results/action_heads/`` with every command in
+``commands.log`` (run them in this order; each reads what the earlier ones wrote):
+
+``train DOMAIN...``
+    builds, per domain, one dataset as ``build_zoo.py`` does for the shipped models (the
+    training problems whose state space fits, expanded; ``--optimal`` larger ones labelled along
+    optimal plans for training, as many again for validation), then trains one model per
+    ``--heads`` entry on it with the same ``--minutes`` and seed (``value``: the shipped models'
+    objective; ``logits``, ``q``: action heads), and exports each. ``training.json`` gets each
+    run's states trained per second and the minutes to its best epoch.
+``steps DOMAIN...``
+    ms per step on the largest ``testing/easy`` task of each IPC 2023 domain, the value policy
+    against the action policy, both through the package's own searches (``policy_rollout``,
+    ``action_policy_rollout``) for ``--steps`` steps, one after the other in the same process,
+    models of the same size (hidden 32, 30 layers): the value policy with the shipped model, the
+    action policy with the ``logits`` model of ``train``. Writes ``steps.json`` and a table.
+``coverage DOMAIN...``
+    ``gnnplan compare`` of each trained model (value policy for ``value``, action policy for the
+    action heads), the shipped model's value policy and LAMA-first on the domain's test
+    problems (``--count``, spread over the sizes, ``--timeout`` each), one compare run per
+    model into ``coverage/DOMAIN/MODEL/``; then one table.
+
+    OMP_NUM_THREADS=1 nohup python benchmarks/action_heads.py train childsnack satellite --minutes 6 &
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_zoo import DOMAINS, SHARED, expandable, larger, run, test_problems  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "action_heads"
+WORK = Path("/tmp/gnnplan-actions")
+LOG = OUT / "commands.log"
+
+
+def model_file(domain: str, head: str) -> Path:
+    return WORK / domain / f"{head}.onnx"
+
+
+def train(args) -> None:
+    records = _read(OUT / "training.json")
+    for name in args.domains:
+        spec = DOMAINS[name]
+        folder = WORK / name
+        folder.mkdir(parents=True, exist_ok=True)
+        domain = SHARED / spec.domain
+        tests = {str(p) for p in test_problems(spec, 30)}
+        problems = expandable(spec.train, spec.limit, args.most)
+        candidates = larger(spec.larger or spec.train, spec.limit, tests, 2 * args.optimal)
+        data = folder / "train.npz"
+        run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, data, args.reuse)
+        labelled = []
+        for problem in candidates:
+            out = folder / f"opt-{problem.stem}.npz"
+            if run(["gnnplan", "dataset", domain, problem, "--method", "optimal", "--plan-time-limit", "60",
+                    "--successor-time-limit", "2", "-o", out], LOG, out, args.reuse, check=False):
+                labelled.append(out)
+        extra, valid = labelled[: args.optimal], labelled[args.optimal:]
+        validation = [a for v in valid for a in ("--validation-dataset", v)]
+        for head in args.heads:
+            checkpoint = folder / f"{head}.pt"
+            run(["gnnplan", "train", data, *extra, "-o", checkpoint, "--head", head, "--seed", args.seed,
+                 "--max-seconds", int(60 * args.minutes), *validation], LOG)
+            run(["gnnplan", "export", checkpoint, "-o", model_file(name, head)], LOG)
+            records[f"{name}/{head}"] = _training_summary(model_file(name, head))
+            _write(OUT / "training.json", records)
+
+
+def _training_summary(path: Path) -> dict:
+    """States trained per second, minutes to the best epoch and the validation figures of a model file."""
+    from up_gnnplan.runtime import read_metadata
+
+    record = read_metadata(path)["training_record"]
+    best = next((row for row in record["curve"] if row[0] == record["best_epoch"]), record["curve"][-1])
+    return {"seconds": record["seconds"], "epochs": record["epochs"], "best_epoch": record["best_epoch"],
+            "minutes_to_best_epoch": round(best[1] / 60, 2), "train_states_per_second": record["train_states_per_second"],
+            "states_trained": record["steps"] * 32, "error_name": record.get("error_name", "MAE"),
+            "validation": record["validation"], "train_states": record["train_states"],
+            "validation_states": record["validation_states"]}
+
+
+def steps(args) -> None:
+    from up_gnnplan.models_zoo import find_model
+    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.runtime import OnnxValueFunction
+    from up_gnnplan.search import action_policy_rollout, policy_rollout
+
+    from policy_steps import largest  # the same largest testing/easy task as policy_steps.py
+
+    rows = _read(OUT / "steps.json")
+    for name in args.domains:
+        objects, problem = largest(name)
+        task = load_task(SHARED / DOMAINS[name].domain, problem)
+        value, action = OnnxValueFunction(find_model(task.signature)), OnnxValueFunction(model_file(name, "logits"))
+        row = {"problem": problem.name, "objects": objects}
+        for label, search, guide in (("value", policy_rollout, value), ("action", action_policy_rollout, action.scorer)):
+            search(task, guide, max_steps=1)  # warm-up: sessions, lookup tables
+            start = time.perf_counter()
+            result = search(task, guide, max_steps=args.steps, time_limit=args.seconds)
+            seconds = time.perf_counter() - start
+            done = max(1, len(result.actions))
+            row[label] = {"ms_per_step": round(1000 * seconds / done, 2), "steps": len(result.actions),
+                          "evaluated_per_step": round(result.evaluated / done, 1), "status": result.status.value}
+        row["ratio"] = round(row["value"]["ms_per_step"] / row["action"]["ms_per_step"], 1)
+        rows[name] = row
+        _write(OUT / "steps.json", rows)
+        print(json.dumps({name: row}), flush=True)
+    lines = ["| domain | problem | objects | successors/step | value ms/step | action ms/step | value / action |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for name, row in rows.items():
+        lines.append(f"| {name} | {row['problem']} | {row['objects']} | {row['value']['evaluated_per_step']:g} | "
+                     f"{row['value']['ms_per_step']:g} | {row['action']['ms_per_step']:g} | {row['ratio']:g}x |")
+    (OUT / "steps.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def coverage(args) -> None:
+    from up_gnnplan.compare import read_results
+
+    table = _read(OUT / "coverage.json")
+    for name in args.domains:
+        spec = DOMAINS[name]
+        domain, tests = SHARED / spec.domain, test_problems(spec, args.count)
+        runs = [("lama-first", "fast-downward", None), ("shipped-value", "gnnplan:policy", None)]
+        for head in args.heads:
+            if model_file(name, head).is_file():
+                runs.append((head, "gnnplan:policy" if head == "value" else "gnnplan:action-policy", model_file(name, head)))
+                runs.append((f"{head}-auto", "gnnplan", model_file(name, head)))
+        for label, engine, model in runs:
+            out = OUT / "coverage" / name / label
+            run(["gnnplan", "compare", domain, *tests, "--engine", engine, *(["--model", model] if model else []),
+                 "--timeout", args.timeout, "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], LOG)
+            records = read_results(out / "results.jsonl")
+            table.setdefault(name, {})[label] = {"solved": sum(1 for r in records if r["solved"]), "tasks": len(records)}
+            _write(OUT / "coverage.json", table)
+    labels = sorted({label for row in table.values() for label in row})
+    lines = ["| domain | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
+    for name, row in table.items():
+        lines.append(f"| {name} | " + " | ".join(f"{row[k]['solved']}/{row[k]['tasks']}" if k in row else "" for k in labels)
+                     + " |")
+    (OUT / "coverage.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _write(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["train", "steps", "coverage"])
+    parser.add_argument("domains", nargs="+", choices=sorted(DOMAINS))
+    parser.add_argument("--heads", nargs="+", default=["value", "logits", "q"])
+    parser.add_argument("--minutes", type=float, default=6.0, help="training budget of each head")
+    parser.add_argument("--most", type=int, default=40)
+    parser.add_argument("--optimal", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reuse", action="store_true", help="keep dataset files that already exist")
+    parser.add_argument("--steps", type=int, default=10, help="policy steps per measurement (stage steps)")
+    parser.add_argument("--seconds", type=float, default=120.0, help="time limit of one step measurement")
+    parser.add_argument("--count", type=int, default=30, help="test problems (stage coverage)")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    {"train": train, "steps": steps, "coverage": coverage}[args.stage](args)
+
+
+if __name__ == "__main__":
+    main()
