@@ -16,6 +16,20 @@ from up_gnnplan.data import example
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+def atoms(signature, *facts: tuple):
+    """Return Atoms from ``("name", o1, o2, ...)`` tuples, for hand-made states."""
+    import numpy as np
+
+    from up_gnnplan.states.atoms import Atoms
+
+    width = max(signature.max_arity, 1)
+    pred = np.array([signature.index[f[0]] for f in facts], dtype=np.int32)
+    args = np.full((len(facts), width), -1, dtype=np.int32)
+    for i, f in enumerate(facts):
+        args[i, : len(f) - 1] = f[1:]
+    return Atoms(pred, args)
+
+
 def fixture(*parts: str) -> Path:
     """Return the path of a file under ``tests/fixtures``."""
     path = FIXTURES.joinpath(*parts)

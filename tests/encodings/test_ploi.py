@@ -17,18 +17,10 @@ from up_gnnplan.problems import load_task
 from up_gnnplan.states import StateAtoms, successors
 from up_gnnplan.states.atoms import Atoms
 from up_gnnplan.states.signature import PredicateSignature
+from pddl_cases import atoms  # noqa: E402
 
 torch.set_num_threads(1)
 
-
-def atoms(signature: PredicateSignature, *facts: tuple) -> Atoms:
-    """Return Atoms from ``("name", o1, o2, ...)`` tuples."""
-    width = max(signature.max_arity, 1)
-    pred = np.array([signature.index[f[0]] for f in facts], dtype=np.int32)
-    args = np.full((len(facts), width), -1, dtype=np.int32)
-    for i, f in enumerate(facts):
-        args[i, : len(f) - 1] = f[1:]
-    return Atoms(pred, args)
 
 
 def tensors(encoding, states):

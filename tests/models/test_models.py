@@ -20,6 +20,7 @@ from up_gnnplan.models import ARCHITECTURES
 from up_gnnplan.models.rgnn import AGGREGATIONS, RelationalGNN
 from up_gnnplan.problems import load_task
 from up_gnnplan.states import Atoms, PredicateSignature, StateAtoms, successors
+from up_gnnplan.states.types import DomainTypes
 
 torch.set_num_threads(1)
 
@@ -30,6 +31,7 @@ DOMAINS = {"blocksworld": "p03.pddl", "gripper": "p01.pddl"}
 def states_of(domain: str, problem: str):
     """Return (signature, states): the initial state, its successors and theirs (deduplicated)."""
     task = load_task(example(domain), example(domain, problem))
+    _TYPES[task.signature] = task.types
     converter = StateAtoms(task)
     init = task.initial_state()
     seen, frontier, out = {init.get_index()}, [init], [init]
@@ -47,6 +49,16 @@ def states_of(domain: str, problem: str):
 
 
 _CACHE: dict[str, tuple] = {}
+_TYPES: dict = {}  # the domain's types (DomainTypes) of each signature loaded, for architectures that need them
+
+
+def types_for(signature) -> dict:
+    """Return the types of ``signature``'s domain as JSON; untyped (every parameter ``object``) for hand-made ones."""
+    if signature in _TYPES:
+        return _TYPES[signature].to_json()
+    kinds = [n[len("type:"):] for n in signature.names if n.startswith("type:")]
+    return DomainTypes({"object": None, **{k: "object" for k in kinds}},
+                       {n: ("object",) * a for n, a in signature.predicates if not n.startswith("type:")}, {}).to_json()
 
 
 @pytest.fixture(params=sorted(DOMAINS), scope="module")
@@ -59,7 +71,8 @@ def domain_states(request):
 def build(key: str, signature, seed: int = 0, hidden: int = 8, layers: int = 3, **params):
     """Return (encoding, model) of architecture ``key`` with seeded random weights."""
     architecture = ARCHITECTURES[key]
-    encoding = make_encoding(architecture.encoding, signature)
+    encoding = make_encoding(architecture.encoding, signature,
+                             **({"types": types_for(signature)} if architecture.needs_types else {}))
     torch.manual_seed(seed)
     defaults = {"hidden": hidden, "layers": layers, "aggregation": "smoothmax", "beta": 8.0, "share_weights": True}
     model = architecture.build(encoding, **{**defaults, **params})

@@ -20,12 +20,9 @@ try:
     ENCODINGS["ploi"] = PloiEncoding
 except ImportError:  # pragma: no cover
     pass
-try:
-    from up_gnnplan.encodings.typed_policy import TypedPolicyEncoding
+from up_gnnplan.encodings.typed_policy import TypedPolicyEncoding  # noqa: E402
 
-    ENCODINGS["typed_policy"] = TypedPolicyEncoding
-except ImportError:  # pragma: no cover  (being built)
-    pass
+ENCODINGS["typed_policy"] = TypedPolicyEncoding
 
 
 def make_encoding(name: str, signature, **params) -> Encoding:

@@ -60,6 +60,11 @@ def goal_relations(signature: PredicateSignature, goal_mode: str) -> list[tuple[
     return out
 
 
+def goal_blocks(goal_mode: str) -> dict[str, int]:
+    """Return the goal-copy block of each goal kind (the layout of :func:`split_goal`)."""
+    return {"goal": 1, "goal-achieved": 1, "goal-open": 2, "goal-negative": 2 if goal_mode == "separate" else 3}
+
+
 def split_goal(state: StateInput, goal_mode: str, num_predicates: int) -> Atoms:
     """Return the state's goal atoms with predicate ids shifted to their goal-copy block.
 
@@ -84,6 +89,34 @@ def split_goal(state: StateInput, goal_mode: str, num_predicates: int) -> Atoms:
         parts.append(Atoms(state.negative_goal.pred + negative_block, state.negative_goal.args))
     width = goal.args.shape[1]
     return Atoms.concat(parts, width)
+
+
+@dataclass(frozen=True)
+class BatchAtoms:
+    """The state and goal atoms of a batch of states as one disjoint union (objects renumbered)."""
+
+    pred: np.ndarray  # int64 [k]: goal-block predicate ids (see split_goal)
+    args: np.ndarray  # int64 [k, width]: node ids (object id + the objects of the earlier states), -1 padded
+    graph: np.ndarray  # int64 [k]: the atom's state
+    node_graph: np.ndarray  # int64 [N]: each object node's state
+    num_nodes: int
+
+
+def batch_atoms(states: list[StateInput], signature: PredicateSignature, goal_mode: str) -> BatchAtoms:
+    """Return the atoms (state, then goal copies) of ``states`` with their objects numbered across the batch."""
+    width = max(signature.max_arity, 1)
+    preds, args, graphs, sizes, offset = [], [], [], [], 0
+    for b, state in enumerate(states):
+        atoms = Atoms.concat([state.atoms, split_goal(state, goal_mode, len(signature))], width)
+        preds.append(atoms.pred.astype(np.int64))
+        args.append(np.where(atoms.args >= 0, atoms.args.astype(np.int64) + offset, -1))
+        graphs.append(np.full(len(atoms), b, dtype=np.int64))
+        sizes.append(state.num_objects)
+        offset += state.num_objects
+    return BatchAtoms(pred=np.concatenate(preds) if preds else np.zeros(0, np.int64),
+                      args=np.concatenate(args) if args else np.zeros((0, width), np.int64),
+                      graph=np.concatenate(graphs) if graphs else np.zeros(0, np.int64),
+                      node_graph=np.repeat(np.arange(len(states), dtype=np.int64), sizes), num_nodes=offset)
 
 
 class Encoding(ABC):

@@ -47,16 +47,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.encodings.base import Encoding, StateInput, goal_relations, split_goal
+from up_gnnplan.encodings.base import Encoding, StateInput, batch_atoms, goal_blocks, goal_relations
 from up_gnnplan.encodings.rgnn import FIXED_INPUTS
-from up_gnnplan.states.atoms import Atoms
 
 INVERSE_SUFFIX = "^-1"
-
-
-def _blocks(goal_mode: str) -> dict[str, int]:
-    """Return the goal-copy block of each goal kind (see :func:`split_goal`)."""
-    return {"goal": 1, "goal-achieved": 1, "goal-open": 2, "goal-negative": 2 if goal_mode == "separate" else 3}
 
 
 class PloiEncoding(Encoding):
@@ -86,7 +80,7 @@ class PloiEncoding(Encoding):
         P = len(signature)
         # Every relation: (name, block predicate id, arity), state predicates first.
         relations = [(name, pid, arity) for pid, (name, arity) in enumerate(signature.predicates)]
-        blocks = _blocks(goal_mode)
+        blocks = goal_blocks(goal_mode)
         for name, pid, arity, kind in goal_relations(signature, goal_mode):
             relations.append((name, blocks[kind] * P + pid, arity))
 
@@ -145,23 +139,9 @@ class PloiEncoding(Encoding):
         }
 
     def encode(self, states: list[StateInput]) -> dict[str, np.ndarray]:
-        P = len(self.signature)
         B = len(states)
-        preds, args, graphs, sizes = [], [], [], []
-        offset = 0
-        width = max(self.signature.max_arity, 1)
-        for g, state in enumerate(states):
-            atoms = Atoms.concat([state.atoms, split_goal(state, self.goal_mode, P)], width)
-            preds.append(atoms.pred.astype(np.int64))
-            args.append(np.where(atoms.args >= 0, atoms.args.astype(np.int64) + offset, -1))
-            graphs.append(np.full(len(atoms), g, dtype=np.int64))
-            sizes.append(state.num_objects)
-            offset += state.num_objects
-        N = offset
-        pred = np.concatenate(preds) if preds else np.zeros(0, np.int64)
-        arg = np.concatenate(args) if args else np.zeros((0, width), np.int64)
-        graph = np.concatenate(graphs) if graphs else np.zeros(0, np.int64)
-        node_graph = np.repeat(np.arange(B, dtype=np.int64), sizes)
+        batch = batch_atoms(states, self.signature, self.goal_mode)
+        pred, arg, graph, node_graph, N = batch.pred, batch.args, batch.graph, batch.node_graph, batch.num_nodes
 
         # Node features: unary atoms set their column on their object; nullary atoms on
         # every node of their state.

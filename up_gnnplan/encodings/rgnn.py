@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.encodings.base import Encoding, StateInput, goal_relations, split_goal
+from up_gnnplan.encodings.base import Encoding, StateInput, goal_blocks, goal_relations, split_goal
 from up_gnnplan.states.atoms import Atoms
 
 FIXED_INPUTS = ["node_graph", "readout_nodes", "readout_graph", "graph_index"]
@@ -28,7 +28,7 @@ def relation_table(signature, goal_mode: str):
     relations = [(name, max(arity, 1)) for name, arity in signature.predicates]
     lookup = np.full(4 * P, -1, dtype=np.int64)
     lookup[:P] = np.arange(P)
-    blocks = {"goal": 1, "goal-achieved": 1, "goal-open": 2, "goal-negative": 2 if goal_mode == "separate" else 3}
+    blocks = goal_blocks(goal_mode)
     for name, pid, arity, kind in goal_relations(signature, goal_mode):
         lookup[blocks[kind] * P + pid] = len(relations)
         relations.append((name, max(arity, 1)))

@@ -61,6 +61,9 @@ ARCHITECTURES: dict[str, Architecture] = {
                          action_heads=True),
     "rgnn_t": Architecture("rgnn_t", "rgnn_t", _relational, "R-GNN[t]: R-GNN over object pairs and compose atoms A_t(S) (§4)"),
     "ploi": Architecture("ploi", "ploi", _ploi, "PLOI graph: node features and labelled edges (Chen 2024 §4)"),
+    "typed_policy": Architecture("typed_policy", "typed_policy", _typed_policy,
+                                 "typed domain-graph policy network: modules per type relation, action decoders (Zhang & Geißer)",
+                                 action_heads=True, builds_heads=True, needs_types=True),
 }
 
 
