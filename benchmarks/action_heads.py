@@ -16,6 +16,10 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     ``action_policy_rollout``) for ``--steps`` steps, one after the other in the same process,
     models of the same size (hidden 32, 30 layers): the value policy with the shipped model, the
     action policy with the ``logits`` model of ``train``. Writes ``steps.json`` and a table.
+``larger DOMAIN...``
+    generates problems 2, 3, 4 and 5 times the largest training problem of the domain (its
+    size parameters from the first line of the IPC 2023 file, scaled by ``SCALE``; two seeds
+    per factor) with ``gnnplan generate``, into ``WORK/DOMAIN/larger/``, for ``coverage --larger``.
 ``coverage DOMAIN...``
     ``gnnplan compare`` of each trained model (value policy for ``value``, action policy for the
     action heads), the shipped model's value policy and LAMA-first on the domain's test
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -42,8 +47,14 @@ WORK = Path("/tmp/gnnplan-actions")
 LOG = OUT / "commands.log"
 
 
-def model_file(domain: str, head: str) -> Path:
-    return WORK / domain / f"{head}.onnx"
+def model_file(domain: str, spec: str) -> Path:
+    """The ONNX file of a model spec: ``HEAD`` (an R-GNN with that head) or ``ARCH:HEAD``."""
+    return WORK / domain / f"{spec.replace(':', '-')}.onnx"
+
+
+def arch_and_head(spec: str) -> tuple[str, str]:
+    arch, _, head = spec.rpartition(":")
+    return arch or "rgnn", head
 
 
 def train(args) -> None:
@@ -66,12 +77,13 @@ def train(args) -> None:
                 labelled.append(out)
         extra, valid = labelled[: args.optimal], labelled[args.optimal:]
         validation = [a for v in valid for a in ("--validation-dataset", v)]
-        for head in args.heads:
-            checkpoint = folder / f"{head}.pt"
-            run(["gnnplan", "train", data, *extra, "-o", checkpoint, "--head", head, "--seed", args.seed,
+        for spec in args.heads:
+            arch, head = arch_and_head(spec)
+            checkpoint = model_file(name, spec).with_suffix(".pt")
+            run(["gnnplan", "train", data, *extra, "-o", checkpoint, "--arch", arch, "--head", head, "--seed", args.seed,
                  "--max-seconds", int(60 * args.minutes), *validation], LOG)
-            run(["gnnplan", "export", checkpoint, "-o", model_file(name, head)], LOG)
-            records[f"{name}/{head}"] = _training_summary(model_file(name, head))
+            run(["gnnplan", "export", checkpoint, "-o", model_file(name, spec)], LOG)
+            records[f"{name}/{spec}"] = _training_summary(model_file(name, spec))
             _write(OUT / "training.json", records)
 
 
@@ -123,6 +135,40 @@ def steps(args) -> None:
     print("\n".join(lines))
 
 
+# How a domain's size parameters grow by a factor f (the others, such as max_capacity, stay).
+SCALE = {
+    "blocksworld": lambda p, f: {"blocks": f * p["blocks"]},
+    # Allergic children: 60% as in the testing files (the largest training problems have none).
+    "childsnack": lambda p, f: {"children": f * p["children"], "allergic_children": round(0.6 * f * p["children"]),
+                                "trays": max(1, round(p["trays"] * f ** 0.5)), "sandwiches": f * p["sandwiches"]},
+    "transport": lambda p, f: {"vehicles": max(1, round(p["vehicles"] * f ** 0.5)), "packages": f * p["packages"],
+                               "locations": f * p["locations"], "max_capacity": p["max_capacity"]},
+}
+
+
+def _header(problem: Path) -> dict:
+    """The ``key=value`` size parameters of an IPC 2023 problem's first line."""
+    first = problem.read_text().splitlines()[0]
+    items = (item.split("=", 1) for item in first.lstrip("; ").split(", ") if "=" in item)
+    return {k: int(v) for k, v in items if v.isdigit()}
+
+
+def larger_problems(args) -> None:
+    from up_gnnplan.datasets.store import Dataset
+
+    for name in args.domains:
+        folder = WORK / name
+        used = [Path(record.problem_file) for path in [folder / "train.npz", *sorted(folder.glob("opt-*.npz"))][:1 + args.optimal]
+                for record in Dataset.load(path).problems]
+        largest = max(used, key=lambda problem: (_header(problem).get("blocks", 0), sum(_header(problem).values())))
+        params = _header(largest)
+        with LOG.open("a") as log:
+            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: largest training problem {largest} ({params})\n")
+        for factor in (2, 3, 4, 5):
+            sizes = [a for k, v in SCALE[name](params, factor).items() for a in ("-p", f"{k}={v}")]
+            run(["gnnplan", "generate", name, "-o", folder / "larger", "--count", 2, "--seed", factor, *sizes], LOG)
+
+
 def coverage(args) -> None:
     from up_gnnplan.compare import read_results
 
@@ -130,17 +176,22 @@ def coverage(args) -> None:
     for name in args.domains:
         spec = DOMAINS[name]
         domain, tests = SHARED / spec.domain, test_problems(spec, args.count)
+        if args.larger:
+            domain = WORK / name / "larger" / "domain.pddl"
+            tests = sorted(domain.parent.glob("p-*.pddl"), key=lambda p: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", p.name)])
+        key = f"{name}-larger" if args.larger else name
         runs = [("lama-first", "fast-downward", None), ("shipped-value", "gnnplan:policy", None)]
-        for head in args.heads:
-            if model_file(name, head).is_file():
-                runs.append((head, "gnnplan:policy" if head == "value" else "gnnplan:action-policy", model_file(name, head)))
-                runs.append((f"{head}-auto", "gnnplan", model_file(name, head)))
+        for spec in args.heads:
+            if model_file(name, spec).is_file():
+                value_only = arch_and_head(spec)[1] == "value"
+                runs.append((spec, "gnnplan:policy" if value_only else "gnnplan:action-policy", model_file(name, spec)))
+                runs.append((f"{spec}-auto", "gnnplan", model_file(name, spec)))
         for label, engine, model in runs:
-            out = OUT / "coverage" / name / label
+            out = OUT / "coverage" / key / label
             run(["gnnplan", "compare", domain, *tests, "--engine", engine, *(["--model", model] if model else []),
                  "--timeout", args.timeout, "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], LOG)
             records = read_results(out / "results.jsonl")
-            table.setdefault(name, {})[label] = {"solved": sum(1 for r in records if r["solved"]), "tasks": len(records)}
+            table.setdefault(key, {})[label] = {"solved": sum(1 for r in records if r["solved"]), "tasks": len(records)}
             _write(OUT / "coverage.json", table)
     labels = sorted({label for row in table.values() for label in row})
     lines = ["| domain | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
@@ -162,9 +213,10 @@ def _write(path: Path, data: dict) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["train", "steps", "coverage"])
+    parser.add_argument("stage", choices=["train", "steps", "larger", "coverage"])
     parser.add_argument("domains", nargs="+", choices=sorted(DOMAINS))
-    parser.add_argument("--heads", nargs="+", default=["value", "logits", "q"])
+    parser.add_argument("--heads", nargs="+", default=["value", "logits", "q"],
+                        help="model specs: HEAD (an R-GNN with that --head) or ARCH:HEAD (e.g. typed_policy:logits)")
     parser.add_argument("--minutes", type=float, default=6.0, help="training budget of each head")
     parser.add_argument("--most", type=int, default=40)
     parser.add_argument("--optimal", type=int, default=3)
@@ -175,9 +227,10 @@ def main():
     parser.add_argument("--count", type=int, default=30, help="test problems (stage coverage)")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--larger", action="store_true", help="coverage on the problems of stage larger")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    {"train": train, "steps": steps, "coverage": coverage}[args.stage](args)
+    {"train": train, "steps": steps, "larger": larger_problems, "coverage": coverage}[args.stage](args)
 
 
 if __name__ == "__main__":

@@ -159,7 +159,7 @@ def generate(domain_name, output, count, seed, params):
 @main.command()
 @click.argument("datasets", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Checkpoint to write (.pt, local use).")
-@click.option("--arch", "architecture", type=click.Choice(["rgnn", "rgnn_t", "ploi"]), default="rgnn", show_default=True)
+@click.option("--arch", "architecture", type=click.Choice(["rgnn", "rgnn_t", "ploi", "typed_policy"]), default="rgnn", show_default=True)
 @click.option("--head", type=click.Choice(HEADS), default="value", show_default=True,
               help="value: V(s) regressed on V*; logits: one score per applicable action, cross-entropy towards the "
                    "optimal ones; q: Q(s,a) = c(a) + V(s') regressed on the labels; +value: the value head as well. "
@@ -527,6 +527,13 @@ def _check_models(shipped: list[dict], device: str) -> None:
 @click.option("--model", "models", multiple=True, metavar="[DOMAIN=]MODEL",
               help="Model of the gnnplan engines (shipped name or ONNX file); DOMAIN=MODEL for one domain only. "
                    "Default: the shipped model of each domain.")
+@click.option("--register", "register", multiple=True, metavar="MODULE",
+              help="Repeatable: a Python module that registers more UP engines when imported (found from the "
+                   "current folder or the Python path); imported here and in each task's process.")
+@click.option("--engine-param", "engine_params", multiple=True, metavar="ENGINE:KEY=[DOMAIN=]VALUE",
+              help="Repeatable: a param for one engine (any engine; --model is for gnnplan), for all domains or, "
+                   "with DOMAIN=, for one: --engine-param wl-goose:model=blocksworld=bw.json. A domain's own value "
+                   "wins; an existing file is passed as an absolute path.")
 @click.option("--suite", "suites", multiple=True, type=click.Path(file_okay=False, exists=True), metavar="DIR",
               help="Repeatable: a folder of problems with domain.pddl in it or up to two folders above.")
 @click.option("--example", "examples", multiple=True, metavar="NAME", help="Repeatable: a bundled example domain.")
@@ -541,15 +548,21 @@ def _check_models(shipped: list[dict], device: str) -> None:
 @click.option("--resume", is_flag=True, help="Skip the tasks already in OUT/results.jsonl (else it starts anew).")
 @click.option("--baseline", metavar="SPEC", help="The engine of the ratios (default: the last --engine).")
 @click.option("--no-plots", is_flag=True, help="Do not draw the PNG plots.")
-def compare(files, engines, models, suites, examples, timeout, jobs, memory_mb, grace, output, resume, baseline,
-            no_plots):
+def compare(files, engines, models, register, engine_params, suites, examples, timeout, jobs, memory_mb, grace,
+            output, resume, baseline, no_plots):
     """Compare planners: every --engine on every problem, each task in its own process.
 
     Problems are DOMAIN PROBLEM... files, --suite folders and --example domains. Every plan is
     validated; results go to OUT/results.jsonl as tasks finish, then to OUT/results.csv,
     results.json, summary.md and PNG plots. Example:
     gnnplan compare --engine gnnplan:gbfs --engine fast-downward --suite bench/blocks -o out --timeout 60
+
+    An engine of another package, with its model per domain (run from the repository root):
+    gnnplan compare --register benchmarks.goose.engine --engine wl-goose
+    --engine-param wl-goose:model=blocksworld=bw.json --suite bench/blocks -o out
     """
+    import os
+
     from up_gnnplan.compare import compare as run, file_problems, suite_problems
 
     files = list(files)
@@ -562,6 +575,8 @@ def compare(files, engines, models, suites, examples, timeout, jobs, memory_mb, 
             model[domain] = path
         else:
             model[None] = item
+    if register and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` would: modules of the current folder can be named
     try:
         problems = file_problems(files[0], files[1:]) if files else []
         if files and len(files) < 2:
@@ -574,7 +589,8 @@ def compare(files, engines, models, suites, examples, timeout, jobs, memory_mb, 
         if not problems:
             raise click.UsageError("give DOMAIN PROBLEM... files, --suite DIR or --example NAME")
         outcome = run(list(engines), problems, output, timeout=timeout, jobs=jobs, memory_mb=memory_mb, model=model,
-                      resume=resume, baseline=baseline, grace=grace, plots=not no_plots)
+                      resume=resume, baseline=baseline, grace=grace, plots=not no_plots, register=register,
+                      engine_params=list(engine_params))
     except (ValueError, FileNotFoundError, click.UsageError) as error:
         _fail(error)
     click.echo(outcome.summary, nl=False)

@@ -5,6 +5,11 @@ through up-fast-downward), and for ``gnnplan`` optionally a mode: ``gnnplan:poli
 ``gnnplan:gbfs``, ``gnnplan:auto`` (the same as ``gnnplan``). Problems come from a domain file
 and its problem files, or from suite folders (see :func:`suite_problems`).
 
+Engines from other packages take part once a module that registers them in UP is named in
+``register`` (``gnnplan compare --register MODULE``): it is imported before the engine names are
+parsed, and again in each task's process. ``engine_params`` give any engine its params, for all
+domains or one (``"wl-goose:model=blocksworld=bw.json"``, see :func:`parse_engine_param`).
+
 Usage::
 
     from up_gnnplan.compare import compare, file_problems
@@ -21,14 +26,16 @@ every plan of every engine is validated in that process. See :mod:`.runner` and 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 __all__ = [
-    "Comparison", "EngineSpec", "GRACE", "ProblemEntry", "RESULTS", "Task", "compare", "file_problems",
-    "is_solved", "make_tasks", "natural_key", "parse_engine", "read_results", "suite_problems",
+    "Comparison", "EngineParam", "EngineSpec", "GRACE", "ProblemEntry", "RESULTS", "Task", "compare", "file_problems",
+    "is_solved", "make_tasks", "natural_key", "parse_engine", "parse_engine_param", "read_results",
+    "register_modules", "suite_problems",
 ]
 
 RESULTS = "results.jsonl"
@@ -108,6 +115,45 @@ class EngineSpec:
         return self.name == "gnnplan"
 
 
+def register_modules(names) -> None:
+    """Import each module of ``names`` (which registers its engines in UP); raise ValueError if one fails."""
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # noqa: BLE001  (whatever the module raises, the user named it)
+            raise ValueError(f"cannot import the engine module {name!r} (--register): "
+                             f"{type(error).__name__}: {error}") from None
+
+
+@dataclass(frozen=True)
+class EngineParam:
+    """One param of one engine (a UP engine name or an engine spec), for one domain or (None) for all."""
+
+    engine: str
+    key: str
+    value: str
+    domain: str | None = None
+
+    def applies(self, spec: EngineSpec, domain: str) -> bool:
+        return self.engine in (spec.name, spec.label) and self.domain in (None, domain)
+
+
+def parse_engine_param(text: str) -> EngineParam:
+    """Parse ``ENGINE:KEY=[DOMAIN=]VALUE`` (``wl-goose:model=blocksworld=bw.json``, ``gnnplan:threads=2``).
+
+    ENGINE is a UP engine name or an engine spec (``gnnplan:gbfs:threads=2``); the text before a
+    second ``=`` is a domain when it holds no ``/`` (the rule of ``--model DOMAIN=MODEL``).
+    """
+    head, sep, rest = text.partition("=")
+    engine, colon, key = head.rpartition(":")
+    if not (sep and colon and engine.strip() and key.strip()):
+        raise ValueError(f"engine param {text!r}: write ENGINE:KEY=VALUE or ENGINE:KEY=DOMAIN=VALUE")
+    domain, sep, value = rest.partition("=")
+    if not sep or "/" in domain:
+        domain, value = None, rest
+    return EngineParam(engine.strip(), key.strip(), value, domain)
+
+
 def parse_engine(text: str) -> EngineSpec:
     """Parse ``gnnplan[:MODE]`` or any registered UP OneshotPlanner name; raise ValueError if unknown."""
     import up_gnnplan  # noqa: F401  (registers gnnplan)
@@ -141,6 +187,10 @@ class Task:
     problem_file: str
     timeout: float
     model: str | None = None  # gnnplan engines only
+    params: tuple[tuple[str, str], ...] = ()  # more engine params, (key, value) sorted by key
+
+    def __post_init__(self):  # a task read back from JSON has lists: keep it hashable
+        object.__setattr__(self, "params", tuple(tuple(p) for p in self.params))
 
     @property
     def key(self) -> tuple:
@@ -152,12 +202,14 @@ class Task:
         params = {"mode": mode} if mode else {}
         if self.model:
             params["model"] = self.model
+        params.update(self.params)
         return name, params
 
 
 def record_key(record: dict) -> tuple:
-    """Return what identifies a task: engine, domain, problem, time limit (and gnnplan's model)."""
-    return record["engine"], record["domain"], record["problem"], float(record["timeout"]), record.get("model")
+    """Return what identifies a task: engine, domain, problem, time limit (and gnnplan's model, engine params)."""
+    params = tuple(tuple(p) for p in record.get("params") or ())
+    return record["engine"], record["domain"], record["problem"], float(record["timeout"]), record.get("model"), params
 
 
 def is_solved(record: dict) -> bool:
@@ -174,10 +226,20 @@ def _model_for(model, domain: str) -> str | None:
     return str(path.resolve()) if path.suffix == ".onnx" or path.is_file() else str(model)  # a file or a zoo name
 
 
-def make_tasks(specs, problems, timeout: float, model=None) -> list[Task]:
+def _params_for(engine_params, spec: EngineSpec, domain: str) -> tuple[tuple[str, str], ...]:
+    """Return the params of ``spec`` on ``domain``: a domain's own value wins over the one for all."""
+    chosen = {}
+    for param in sorted(engine_params, key=lambda p: p.domain is not None):
+        if param.applies(spec, domain):
+            path = Path(param.value)
+            chosen[param.key] = str(path.resolve()) if path.is_file() else param.value  # tasks run elsewhere
+    return tuple(sorted(chosen.items()))
+
+
+def make_tasks(specs, problems, timeout: float, model=None, engine_params=()) -> list[Task]:
     """Return the tasks of every engine on every problem, the engines taking turns per problem."""
     return [Task(spec.label, p.domain, p.problem, str(p.domain_file), str(p.problem_file), float(timeout),
-                 _model_for(model, p.domain) if spec.is_gnnplan else None)
+                 _model_for(model, p.domain) if spec.is_gnnplan else None, _params_for(engine_params, spec, p.domain))
             for p in problems for spec in specs]
 
 
@@ -208,7 +270,8 @@ class Comparison:
 
 def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 60.0, jobs: int = 1,
             memory_mb: int = 4096, model=None, resume: bool = False, baseline: str | None = None,
-            grace: float = GRACE, progress: bool | None = None, plots: bool = True) -> Comparison:
+            grace: float = GRACE, progress: bool | None = None, plots: bool = True, register=(),
+            engine_params=()) -> Comparison:
     """Run every engine on every problem, write the results and the reports into ``out_dir``.
 
     Args:
@@ -224,10 +287,16 @@ def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 
         grace: seconds past the time limit before a task's process is killed.
         progress: show a live display (default: when stderr is a terminal).
         plots: write PNG plots when matplotlib is installed.
+        register: modules to import, here and in each task's process, before the engines are
+            looked up: they register more UP engines.
+        engine_params: :class:`EngineParam` (or their text, see :func:`parse_engine_param`)
+            given to the engines they name.
     """
     from up_gnnplan.compare.report import write_reports
     from up_gnnplan.compare.runner import run_tasks
 
+    register = tuple(register)
+    register_modules(register)
     specs = list(dict.fromkeys(parse_engine(e) for e in engines))  # gnnplan and gnnplan:auto are one engine
     if not specs:
         raise ValueError("give at least one engine")
@@ -235,7 +304,13 @@ def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 
     baseline = parse_engine(baseline).label if baseline else labels[-1]
     if baseline not in labels:
         raise ValueError(f"baseline {baseline!r} is not one of the engines ({', '.join(labels)})")
-    tasks = make_tasks(specs, problems, timeout, model)
-    records = run_tasks(tasks, out_dir, jobs=jobs, memory_mb=memory_mb, grace=grace, resume=resume, progress=progress)
+    engine_params = [parse_engine_param(p) if isinstance(p, str) else p for p in engine_params]
+    for param in engine_params:
+        if not any(param.engine in (s.name, s.label) for s in specs):
+            raise ValueError(f"engine param {param.engine}:{param.key} names no engine of the comparison "
+                             f"({', '.join(labels)})")
+    tasks = make_tasks(specs, problems, timeout, model, engine_params)
+    records = run_tasks(tasks, out_dir, jobs=jobs, memory_mb=memory_mb, grace=grace, resume=resume, progress=progress,
+                        register=register)
     summary, files = write_reports(records, out_dir, labels, baseline, plots=plots)
     return Comparison(records, summary, files, labels, baseline)

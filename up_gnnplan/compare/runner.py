@@ -15,15 +15,21 @@ spends about 2 s importing them), then watches it:
   by the same code whichever engine found it.
 
 Results are appended to ``results.jsonl`` by the parent as tasks finish, one JSON object a line.
+
+Engines of other packages: the modules named in ``register`` are imported by each task's process
+(on the parent's ``sys.path``) before the engine is looked up, and preloaded by the forkserver
+when it is started by this run.
 """
 
 from __future__ import annotations
 
 import errno
+import importlib
 import json
 import os
 import re
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -55,7 +61,7 @@ def _search_counts(result) -> dict:
     for key, pattern in _COUNT_IN_LOG.items():
         value = _number((result.metrics or {}).get(key))
         if value is None:
-            found = [n for log in result.log_messages for n in pattern.findall(log.message)]
+            found = [n for log in result.log_messages or () for n in pattern.findall(log.message)]  # None: no log
             value = _number(found[-1]) if found else None
         counts[key] = None if value is None else int(value)
     return counts
@@ -120,11 +126,12 @@ def engine_memory_mb(memory_mb: int) -> int:
     return max(128, min(int(0.85 * memory_mb), memory_mb - 384))
 
 
-def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None = None) -> dict:
+def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None = None, register=()) -> dict:
     """Solve ``task`` in this process, validate the plan, and return the record's fields.
 
     ``phase`` is told ``"solving"`` and ``"validating"`` as they start; ``memory_mb`` is the
-    task's address-space limit, from which gnnplan engines get their own memory limit.
+    task's address-space limit, from which gnnplan engines get their own memory limit;
+    ``register`` names modules to import first (they register more engines in UP).
     """
     import warnings
 
@@ -135,6 +142,8 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
 
     from up_gnnplan.problems.loading import load_pddl
 
+    for module in register:
+        importlib.import_module(module)
     get_environment().credits_stream = None
     problem = load_pddl(task.domain_file, task.problem_file)
     name, params = task.engine_call()
@@ -148,7 +157,7 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
             result = planner.solve(problem, timeout=task.timeout)
             seconds = time.perf_counter() - start
         status, metrics = result.status.name.lower(), result.metrics or {}
-        errors = " ".join(m.message for m in result.log_messages if m.level == LogLevel.ERROR)
+        errors = " ".join(m.message for m in result.log_messages or () if m.level == LogLevel.ERROR)
         fields = {"status": status, "solve_time": round(seconds, 4),
                   "engine_time": _number(metrics.get("engine_internal_time")), **_search_counts(result),
                   "error": errors[:1000] or None}
@@ -193,12 +202,13 @@ def _cannot_allocate(megabytes: int = 16) -> bool:
     return False
 
 
-def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str) -> None:
+def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str, register=(), paths=()) -> None:
     """Run one task in this process and send ``("result", fields)`` through ``conn``.
 
     The task runs in ``workdir``: planners that write files into the working
     directory (Fast Downward's ``output.sas``) neither litter the user's folder nor overwrite
-    each other's files when tasks run in parallel.
+    each other's files when tasks run in parallel. ``register`` modules are imported from the
+    parent's ``paths`` too (a forkserver started earlier may have another ``sys.path``).
     """
     import faulthandler
     import resource
@@ -211,11 +221,12 @@ def _child(task: dict, memory_mb: int, log_path: str, conn, workdir: str) -> Non
     os.dup2(log, 2)
     faulthandler.enable()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sys.path.extend(p for p in paths if p not in sys.path)
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if memory_mb:  # the soft limit only, so that the result can still be sent after a MemoryError
         resource.setrlimit(resource.RLIMIT_AS, (int(memory_mb) * 2**20, hard))
     try:
-        fields = solve_and_check(Task(**task), lambda phase: conn.send((phase, None)), memory_mb)
+        fields = solve_and_check(Task(**task), lambda phase: conn.send((phase, None)), memory_mb, register)
     except BaseException as error:  # noqa: BLE001  (anything a planner raises is a result)
         fields = {"status": "error", "error": f"{type(error).__name__}: {error}"[:1000]}
         if _out_of_memory(error) or (memory_mb and _cannot_allocate()):
@@ -275,6 +286,7 @@ def _finish(run: _Running, wall: float, memory_mb: int) -> dict:
               "plan_cost": None, "wall_time": round(wall, 4), "solve_time": None, "engine_time": None,
               "expanded": None, "evaluated": None, "valid": None, "validation_note": None, "error": None,
               "killed": run.killed, "memory_mb": memory_mb, "max_rss_mb": None}
+    record["params"] = [list(p) for p in run.task.params]  # as results.jsonl reads back
     record.update(fields)
     record["solved"] = is_solved(record)
     if run.log.is_file() and run.log.stat().st_size == 0:
@@ -297,11 +309,11 @@ def task_budget(task: Task, grace: float) -> float:
 
 
 def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 4096, grace: float = GRACE,
-              resume: bool = False, progress: bool | None = None, on_record=None) -> list[dict]:
+              resume: bool = False, progress: bool | None = None, on_record=None, register=()) -> list[dict]:
     """Run ``tasks`` (``jobs`` at a time) and return their records in the order of ``tasks``.
 
     With ``resume``, tasks already in ``out_dir/results.jsonl`` are not run again; without it
-    the file is started anew.
+    the file is started anew. ``register`` names modules each task's process imports first.
     """
     import itertools
     import multiprocessing
@@ -320,7 +332,7 @@ def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 409
     done = {t.key: known[t.key] for t in tasks if t.key in known}
     pending = deque(t for t in dict.fromkeys(tasks) if t.key not in done)
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    context.set_forkserver_preload(PRELOAD + list(register))  # only if this run starts the forkserver
     if pending:
         warm_up = context.Process(target=time.sleep, args=(0,))  # the forkserver imports PRELOAD first
         warm_up.start()
@@ -337,7 +349,7 @@ def run_tasks(tasks: list[Task], out_dir, *, jobs: int = 1, memory_mb: int = 409
                     log = _log_path(out, task)
                     workdir = scratch / f"task-{next(numbers)}"
                     process = context.Process(target=_child, args=(_absolute(task), memory_mb, str(log.resolve()), send,
-                                                                   str(workdir)))
+                                                                   str(workdir), tuple(register), list(sys.path)))
                     process.start()
                     start = time.monotonic()
                     send.close()

@@ -131,7 +131,7 @@ def check_timeout(timeout) -> float | None:
     return seconds
 
 
-def _status(search_status) -> PlanGenerationResultStatus:
+def plan_status(search_status) -> PlanGenerationResultStatus:
     """Map a search outcome to UP's plan-generation status."""
     from up_gnnplan.search import Status
 
@@ -291,7 +291,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         if result.status is Status.MEMOUT:
             messages[-1] = (LogLevel.ERROR, messages[-1][1])
         if not result.solved:
-            return self._result(_status(result.status), start=start, messages=messages, metrics=metrics)
+            return self._result(plan_status(result.status), start=start, messages=messages, metrics=metrics)
         return self._validated(task, result, limits, start, messages, metrics)
 
     def _validated(self, task, result, limits, start, messages, metrics) -> PlanGenerationResult:
