@@ -22,7 +22,8 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     per factor) with ``gnnplan generate``, into ``WORK/DOMAIN/larger/``, for ``coverage --larger``.
 ``coverage DOMAIN...``
     ``gnnplan compare`` of each trained model (value policy for ``value``, action policy for the
-    action heads), the shipped model's value policy and LAMA-first on the domain's test
+    action heads, and the default mode of each), the shipped model's value policy, the WL-GOOSE
+    peer (``benchmarks/goose``, when its model for the domain exists) and LAMA-first on the domain's test
     problems (``--count``, spread over the sizes, ``--timeout`` each), one compare run per
     model into ``coverage/DOMAIN/MODEL/``; then one table.
 
@@ -45,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "action_heads"
 WORK = Path("/tmp/gnnplan-actions")
 LOG = OUT / "commands.log"
+GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
 
 
 def model_file(domain: str, spec: str) -> Path:
@@ -141,14 +143,24 @@ SCALE = {
     # Allergic children: 60% as in the testing files (the largest training problems have none).
     "childsnack": lambda p, f: {"children": f * p["children"], "allergic_children": round(0.6 * f * p["children"]),
                                 "trays": max(1, round(p["trays"] * f ** 0.5)), "sandwiches": f * p["sandwiches"]},
+    "gripper": lambda p, f: {"balls": f * p["balls"]},
+    "logistics": lambda p, f: {"cities": round(p["cities"] * f ** 0.5), "city_size": p["city_size"],
+                               "packages": f * p["packages"], "airplanes": max(1, round(p["airplanes"] * f ** 0.5))},
     "transport": lambda p, f: {"vehicles": max(1, round(p["vehicles"] * f ** 0.5)), "packages": f * p["packages"],
                                "locations": f * p["locations"], "max_capacity": p["max_capacity"]},
 }
 
 
 def _header(problem: Path) -> dict:
-    """The ``key=value`` size parameters of an IPC 2023 problem's first line."""
-    first = problem.read_text().splitlines()[0]
+    """The size parameters of a training problem: the ``key=value`` pairs of an IPC 2023 file's first
+    line, the ``cN-sN-pN-aN`` of a generated Logistics problem's name, the balls of a Gripper one."""
+    text = problem.read_text()
+    found = re.search(r"logistics-c(\d+)-s(\d+)-p(\d+)-a(\d+)", text)
+    if found:
+        return dict(zip(("cities", "city_size", "packages", "airplanes"), map(int, found.groups())))
+    if "gripper" in text.split("\n", 3)[1]:
+        return {"balls": len(re.findall(r"\(ball \w+\)", text))}
+    first = text.splitlines()[0]
     items = (item.split("=", 1) for item in first.lstrip("; ").split(", ") if "=" in item)
     return {k: int(v) for k, v in items if v.isdigit()}
 
@@ -181,6 +193,9 @@ def coverage(args) -> None:
             tests = sorted(domain.parent.glob("p-*.pddl"), key=lambda p: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", p.name)])
         key = f"{name}-larger" if args.larger else name
         runs = [("lama-first", "fast-downward", None), ("shipped-value", "gnnplan:policy", None)]
+        peer = GOOSE_MODELS / f"{name}.json"
+        if peer.is_file():  # the standing learned peer (benchmarks/goose)
+            runs.append(("wl-goose", "wl-goose", peer))
         for spec in args.heads:
             if model_file(name, spec).is_file():
                 value_only = arch_and_head(spec)[1] == "value"
@@ -188,8 +203,12 @@ def coverage(args) -> None:
                 runs.append((f"{spec}-auto", "gnnplan", model_file(name, spec)))
         for label, engine, model in runs:
             out = OUT / "coverage" / key / label
-            run(["gnnplan", "compare", domain, *tests, "--engine", engine, *(["--model", model] if model else []),
-                 "--timeout", args.timeout, "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], LOG)
+            if engine == "wl-goose":
+                chosen = ["--register", "benchmarks.goose.engine", "--engine-param", f"wl-goose:model={model}"]
+            else:
+                chosen = ["--model", model] if model else []
+            run(["gnnplan", "compare", domain, *tests, "--engine", engine, *chosen, "--timeout", args.timeout,
+                 "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], LOG)
             records = read_results(out / "results.jsonl")
             table.setdefault(key, {})[label] = {"solved": sum(1 for r in records if r["solved"]), "tasks": len(records)}
             _write(OUT / "coverage.json", table)

@@ -1,8 +1,11 @@
-"""Search with a learned value function (no torch): greedy policy and greedy best-first search.
+"""Search with a learned model (no torch): greedy policies, greedy and policy-guided best-first search.
 
-Both take a *value function*: any callable mapping a list of
-:class:`~up_gnnplan.encodings.base.StateInput` to a numpy array of values, one per state, so
-the same search runs on a torch model (training, benchmarks) or an onnxruntime session.
+The value policy and GBFS take a *value function*: any callable mapping a list of
+:class:`~up_gnnplan.encodings.base.StateInput` to a numpy array of values, one per state. The
+action policy and policy-best-first take an *action scorer*: a callable scoring the applicable
+actions of one state in one call (:mod:`up_gnnplan.search.action_policy`). Either kind runs on a
+torch model (training, benchmarks) or an onnxruntime session. ``SEARCHES`` maps the engine's
+mode names to them.
 """
 
 from up_gnnplan.search.action_policy import action_policy_rollout, policy_best_first
