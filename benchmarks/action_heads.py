@@ -203,6 +203,11 @@ def coverage(args) -> None:
                 runs.append((f"{spec}-auto", "gnnplan", model_file(name, spec)))
         for label, engine, model in runs:
             out = OUT / "coverage" / key / label
+            if label == "shipped-value" and not args.larger and not args.rerun_shipped and _reuse_zoo(name, tests, out):
+                records = read_results(out / "results.jsonl")
+                table.setdefault(key, {})[label] = {"solved": sum(1 for r in records if r["solved"]),
+                                                    "tasks": len(records), "from": "benchmarks/zoo/eval"}
+                continue
             if engine == "wl-goose":
                 chosen = ["--register", "benchmarks.goose.engine", "--engine-param", f"wl-goose:model={model}"]
             else:
@@ -219,6 +224,26 @@ def coverage(args) -> None:
                      + " |")
     (OUT / "coverage.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def _reuse_zoo(name: str, tests, out: Path) -> bool:
+    """Copy the shipped model's policy rows of the zoo evaluation (same tasks, 60 s, same models) into ``out``.
+
+    The zoo run of 2026-11-23 (benchmarks/zoo/eval, README "Evaluation against LAMA-first") already
+    ran ``gnnplan:policy`` with every shipped model on all 30 testing/easy tasks; running it again
+    would take up to 30 minutes per domain for the same figure. Returns False when a task is missing.
+    """
+    from up_gnnplan.compare import read_results
+
+    zoo = ROOT / "benchmarks" / "zoo" / "eval" / name / "results.jsonl"
+    rows = {r["problem_file"]: r for r in read_results(zoo) if r["engine"] == "gnnplan:policy" and r["timeout"] == 60.0}
+    if not all(str(t) in rows for t in tests):
+        return False
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.jsonl").write_text("".join(json.dumps(rows[str(t)]) + "\n" for t in tests))
+    with LOG.open("a") as log:
+        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: shipped-value rows copied from {zoo.relative_to(ROOT)}\n")
+    return True
 
 
 def _read(path: Path) -> dict:
@@ -247,6 +272,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--larger", action="store_true", help="coverage on the problems of stage larger")
+    parser.add_argument("--rerun-shipped", action="store_true",
+                        help="run the shipped model's policy again instead of taking its rows from benchmarks/zoo/eval")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     {"train": train, "steps": steps, "larger": larger_problems, "coverage": coverage}[args.stage](args)

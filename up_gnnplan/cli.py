@@ -19,9 +19,10 @@ EXIT_INPUT_ERROR = 2  # bad input: file, PDDL, unsupported feature, dataset of a
 EXIT_UNSOLVABLE = 3  # the problem is proven unsolvable (or could not be solved)
 EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (and validated)
 
+PLANNERS = ("lama-first", "gnnplan")  # who solves a ground problem in mode ground (the engine's)
 DEVICES = ("auto", "cpu", "cuda")  # onnxruntime devices (runtime.providers), named here to keep --help fast
 HEADS = ("value", "logits", "q", "logits+value", "q+value")  # up_gnnplan.models.HEADS (checked by a test)
-MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first")  # the engine's (checked by a test)
+MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first", "ground")  # the engine's (checked by a test)
 
 
 class Seconds(click.ParamType):
@@ -85,8 +86,16 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--successor-time-limit", type=float, default=5.0, show_default=True,
               help="Seconds to label one successor of a plan state (method optimal).")
 @click.option("--no-successors", is_flag=True, help="With method optimal, label only the states on the plans.")
+@click.option("--grounding", is_flag=True,
+              help="Goal-grounding data (problems with existential goals): V*(s; G) under goal variants with some "
+                   "variables bound, for a goal-grounding model (Funkquist et al. 2024).")
+@click.option("--goals-per-problem", type=click.IntRange(min=1), default=16, show_default=True,
+              help="With --grounding: goal variants per problem (the goal as written included).")
+@click.option("--states-per-goal", type=click.IntRange(min=1), default=48, show_default=True,
+              help="With --grounding: states kept per goal variant (the initial state among them).")
+@click.option("--seed", type=int, default=0, show_default=True, help="With --grounding: seed of the variants and states.")
 def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
-            successor_time_limit, no_successors):
+            successor_time_limit, no_successors, grounding, goals_per_problem, states_per_goal, seed):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
     Examples: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz;
@@ -107,7 +116,14 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
     )
     try:
         with ProblemProgress(len(problems)) as progress:
-            data = build_dataset(domain, list(problems), options, progress=progress)
+            if grounding:
+                from up_gnnplan.grounding.dataset import GroundingDataOptions, build_grounding_dataset
+
+                data = build_grounding_dataset(domain, list(problems), GroundingDataOptions(
+                    goals_per_problem=goals_per_problem, states_per_goal=states_per_goal, max_states=max_states,
+                    seed=seed), progress=progress)
+            else:
+                data = build_dataset(domain, list(problems), options, progress=progress)
         path = data.save(output)
     except UnsolvableProblemError as error:
         _fail(error, EXIT_UNSOLVABLE)
@@ -135,7 +151,9 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
               help="Size parameter, e.g. -p width=6 -p height=4 (see the domain's defaults below).")
 def generate(domain_name, output, count, seed, params):
     """Generate seeded instances of DOMAIN (blocks, blocksworld, childsnack, gripper, logistics, transport,
-    navig-xy, visitall-xy, vacuum); a wrong name or size parameter lists each one's parameters.
+    navig-xy, visitall-xy, vacuum; with existential goals over coloured objects: exists-blocks,
+    exists-blocks-c, exists-gripper, exists-delivery, exists-visitall); a wrong name or size parameter
+    lists each one's parameters.
     """
     from up_gnnplan.datasets.generators import GENERATORS, generate as run
 
@@ -338,7 +356,16 @@ def export(checkpoint, output, check, ship_name):
               help="Where the model runs: cuda needs onnxruntime-gpu (pip install 'up-gnnplan[gpu]').")
 @click.option("--max-steps", type=click.IntRange(min=1), default=1000, show_default=True, help="Step limit of the policy.")
 @click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")
-def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, plan_file):
+@click.option("--grounding-model", help="Mode ground: a goal-grounding model's name or ONNX file (default: the shipped "
+                                        "one of the domain).")
+@click.option("--no-static-filter", is_flag=True,
+              help="Mode ground: let the model bind a variable even where a static goal atom (a colour) or an "
+                   "inequality rules the object out.")
+@click.option("--planner", type=click.Choice(PLANNERS), default="lama-first", show_default=True,
+              help="Mode ground: who solves the ground problem (Fast Downward's LAMA-first, or gnnplan's auto mode "
+                   "with the domain's model).")
+def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, plan_file, grounding_model,
+          no_static_filter, planner):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -358,7 +385,8 @@ def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, pl
     if plan_file and not Path(plan_file).resolve().parent.is_dir():
         _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
-        engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps, memory_mb=memory_mb, device=device)
+        engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps, memory_mb=memory_mb, device=device,
+                               grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner)
     except UPUsageError as error:
         _fail(error)
     engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message
@@ -396,9 +424,54 @@ def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, pl
                        "above", err=True)
     else:
         click.echo(text, nl=False)
+    if mode == "ground":
+        binding = metrics.get("binding")
+        click.echo(f"{name}: {status}, {len(result.plan.actions)} actions, {seconds:.2f} s, "
+                   + (f"binding {binding} ({metrics.get('groundings_tried')} tried, model "
+                      f"{Path(metrics.get('grounding_model', '')).name}), " if binding else "no quantified variable, ")
+                   + f"solved by {metrics.get('planner')}, plan validated")
+        return
     click.echo(f"{name}: {status}, {len(result.plan.actions)} actions, cost {metrics.get('plan_cost')}, "
                f"{seconds:.2f} s, {metrics.get('expanded')} expanded, {metrics.get('evaluated')} evaluated, "
                f"model {Path(metrics.get('model', '')).name} on {metrics.get('provider')}, plan validated")
+
+
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False), metavar="DOMAIN PROBLEM")
+@click.option("--grounding-model", help="A goal-grounding model's name or ONNX file (default: the shipped one).")
+@click.option("--no-static-filter", is_flag=True,
+              help="Let the model bind a variable even where a static goal atom or an inequality rules it out.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the ground problem (PDDL) here.")
+def ground(files, grounding_model, no_static_filter, output):
+    """Bind the existential goal of PROBLEM with a learned model; print the binding and the ground problem.
+
+    Example: gnnplan ground domain.pddl p01.pddl -o p01-ground.pddl
+    """
+    if len(files) != 2:
+        _fail(click.UsageError("give DOMAIN and PROBLEM files"))
+    from unified_planning.io import PDDLWriter
+
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.grounding.preprocess import ground_problem
+    from up_gnnplan.problems.loading import load_pddl
+
+    try:
+        problem = load_pddl(*files)
+        grounded = ground_problem(problem, grounding_model, static_filter=not no_static_filter)
+    except GnnplanError as error:
+        _fail(error)
+    for step in grounded.steps:
+        click.echo(f"?{step.variable} = {step.obj}  (V = {step.value:.3f}, best of {step.candidates} candidates)",
+                   err=bool(output is None))
+    text = PDDLWriter(grounded.problem).get_problem()
+    if output:
+        Path(output).write_text(text)
+    else:
+        click.echo(text, nl=False)
+    summary = (f"binding {', '.join(f'?{v}={o}' for v, o in grounded.binding.items())} in {grounded.seconds:.2f} s "
+               f"({grounded.evaluated} candidates valued)" if grounded.changed else "no quantified variable: unchanged")
+    click.echo(f"{Path(files[1]).name}: {summary}" + (f"; ground problem written to {output}" if output else ""),
+               err=output is None)
 
 
 def _example_files(example: str) -> list[str]:

@@ -63,6 +63,7 @@ class LabelledStates:
     label: np.ndarray
     initial_value: float
     transitions: Transitions | None = None
+    initial: int = 0  # row of the initial state
 
     def __len__(self) -> int:
         return len(self.states)
@@ -85,7 +86,7 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
     n = len(states)
     fluent, value, steps = [], np.empty(n), np.empty(n, np.int32)
     dead_end, is_goal = np.empty(n, bool), np.empty(n, bool)
-    initial_value = float("inf")
+    initial_value, initial = float("inf"), 0
     for i, state in enumerate(states):
         label = space.get_state_label(state)
         fluent.append(atoms.fluent(state))
@@ -93,7 +94,7 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
         value[i] = float("inf") if label.is_dead_end else label.cost_to_goal
         steps[i] = -1 if label.is_dead_end else label.steps_to_goal
         if label.is_initial:
-            initial_value = value[i]
+            initial_value, initial = value[i], i
         if progress is not None and (i % 1000 == 0 or i == n - 1):
             progress(i + 1, n)
     unit = has_unit_costs(task.up_problem)
@@ -102,7 +103,8 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
         # action costs the documented label is the length of a cheapest path.
         steps = _steps_on_cheapest_paths(space, states, value, is_goal)
     transitions = Transitions.collect(task, _transitions(space, states, unit), task.action_signature.width)
-    return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value, transitions)
+    return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value, transitions,
+                          initial)
 
 
 def _transitions(space, states, unit_costs: bool) -> list[list]:

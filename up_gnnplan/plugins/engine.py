@@ -15,7 +15,14 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
   machine, see :mod:`up_gnnplan.limits`; 0: no limit);
-- ``device``: ``auto`` (CUDA when onnxruntime-gpu offers it, else the CPU), ``cpu`` or ``cuda``.
+- ``device``: ``auto`` (CUDA when onnxruntime-gpu offers it, else the CPU), ``cpu`` or ``cuda``;
+- mode ``ground`` (Funkquist et al. 2024) binds an existential goal with a goal-grounding model
+  (``grounding_model``: a name or file; default: the shipped one of the domain), dropping
+  bindings that break a static atom or an inequality unless ``static_filter`` is False, then
+  solves the ground problem with ``planner`` (``lama-first``: Fast Downward through
+  up-fast-downward; ``gnnplan``: this engine's auto mode with the domain's value or policy
+  model), trying up to ``max_groundings`` bindings while the planner proves them unsolvable
+  (see :mod:`up_gnnplan.grounding.solve`).
 
 The time limit counts from the moment ``solve`` is called: building the task, loading the
 model, the search and the validation of the plan all count, and each is checked between units
@@ -37,7 +44,8 @@ from unified_planning.engines.engine import Engine
 from unified_planning.engines.mixins.oneshot_planner import OneshotPlannerMixin
 from unified_planning.model import ProblemKind
 
-MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first")
+MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first", "ground")
+PLANNERS = ("lama-first", "gnnplan")  # as up_gnnplan.grounding.preprocess.PLANNERS
 # The head each explicit mode needs: "value" (a value function) or "actions" (an action scorer).
 MODE_NEEDS = {"policy": "value", "gbfs": "value", "action-policy": "actions", "policy-best-first": "actions"}
 DEVICES = ("auto", "cpu", "cuda")  # as up_gnnplan.runtime.providers.DEVICES, without importing the runtime
@@ -72,6 +80,18 @@ def _integer(minimum: int) -> Callable[[Any], int]:
     return convert
 
 
+def _flag(value) -> bool:
+    """Accept True/False, and their spellings on a command line (``--engine-param gnnplan:static_filter=false``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower() if isinstance(value, str) else None
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError
+
+
 def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
     def convert(value):
         if value not in options:
@@ -97,6 +117,10 @@ PARAMS = {
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
     "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES)),
+    "grounding_model": Param(None, _text, "a shipped goal-grounding model's name or the path of an ONNX file"),
+    "static_filter": Param(True, _flag, "True or False"),
+    "planner": Param("lama-first", _choice(PLANNERS), "one of " + ", ".join(PLANNERS)),
+    "max_groundings": Param(5, _integer(1), "an integer >= 1"),
 }
 
 
@@ -153,6 +177,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         values = check_params(params)
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
+        self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings")}
         self._called_at = self._kind = None
         if self.device != "auto":  # an explicit device that this installation cannot provide is refused now
             from up_gnnplan.errors import GnnplanError
@@ -247,6 +272,11 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             metrics["peak_memory_mb"] = f"{limits.peak_mb:.0f}"
             return self._result(status, start=start, messages=messages, metrics=metrics)
 
+        if self.mode == "ground":
+            from up_gnnplan.grounding.solve import solve_by_grounding
+
+            status, plan = solve_by_grounding(self, problem, limits, messages, metrics)
+            return self._result(status, plan, start, messages, metrics)
         try:
             limits.check("before loading the task")
             task = Task(problem, check=limits.check, kind=self._kind)
@@ -351,4 +381,4 @@ def searches_of(mode: str, model) -> list[str]:
 EXISTENTIAL_GOAL_WARNING = (
     "the goal has existentially quantified conjuncts, which the model cannot see (they give it no goal atoms): "
     "the policy and the search are guided by the rest of the goal only, so plans may be long or not found; "
-    "grounding such goals (Funkquist et al. 2024) is not built yet")
+    "mode 'ground' binds them with a learned goal-grounding model first (Funkquist et al. 2024)")

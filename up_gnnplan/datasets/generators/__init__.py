@@ -9,6 +9,11 @@ domains with the predicate signatures of IPC 2000 (Blocks), the IPC 2023 Learnin
 (Blocksworld, Childsnack, Transport) and IPC 1998 (Gripper, Logistics), so the shipped models of those domains solve the generated
 problems.
 
+The five exists-* generators write the domains of Funkquist, Ståhlberg & Geffner (2024),
+"Learning to Ground Existentially Quantified Goals" (Section 9): Blocks, Blocks-C, Gripper,
+Delivery and Visitall with coloured objects and goals quantified over coloured variables
+(``exists_common`` holds what they share).
+
 Usage::
 
     paths = generate("navig-xy", Path("data/navig"), count=10, seed=0, width=5, height=4)
@@ -27,7 +32,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from up_gnnplan.datasets.generators import (blocksworld, childsnack, gripper, logistics, navig_xy, transport, vacuum,
+from up_gnnplan.datasets.generators import (blocksworld, childsnack, exists_blocks, exists_delivery, exists_gripper,
+                                            exists_visitall, gripper, logistics, navig_xy, transport, vacuum,
                                             visitall_xy)
 
 __all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
@@ -60,6 +66,11 @@ class Generator:
 def _percent(value: float) -> int:
     """Return a ratio as a whole percentage for file names."""
     return round(100 * value)
+
+
+def _goal_label(params: Mapping[str, Any]) -> str:
+    """Return the colours, variables and neq parameters of an exists-* generator for file names."""
+    return f"c{params['colours']}v{params['variables']}n{params['neq']}"
 
 
 GENERATORS: dict[str, Generator] = {
@@ -137,6 +148,48 @@ GENERATORS: dict[str, Generator] = {
             {"locations": 12, "robots": 3, "extra_edges": 2, "map_fraction": 0.6}),
         size_label=lambda p: (f"l{p['locations']}r{p['robots']}e{p['extra_edges']}"
                               f"m{_percent(p['map_fraction'])}"),
+    ),
+    "exists-blocks": Generator(
+        name="exists-blocks",
+        description="Coloured Blocks: build a tower of blocks of given colours (existential goal).",
+        domain_pddl=exists_blocks.DOMAIN_PDDL,
+        generate_problem=exists_blocks.generate_problem,
+        defaults=MappingProxyType({"blocks": 5, "colours": 3, "variables": 2, "neq": 1, "on_table": 0}),
+        size_label=lambda p: f"b{p['blocks']}{_goal_label(p)}" + ("t" if p["on_table"] else ""),
+    ),
+    "exists-blocks-c": Generator(
+        name="exists-blocks-c",
+        description="Coloured Blocks: clear blocks of given colours (existential goal).",
+        domain_pddl=exists_blocks.DOMAIN_PDDL,
+        generate_problem=exists_blocks.generate_clear_problem,
+        defaults=MappingProxyType({"blocks": 5, "colours": 3, "variables": 2, "neq": 1}),
+        size_label=lambda p: f"b{p['blocks']}{_goal_label(p)}",
+    ),
+    "exists-gripper": Generator(
+        name="exists-gripper",
+        description="Carry balls of given colours to given rooms of a room tree (existential goal).",
+        domain_pddl=exists_gripper.DOMAIN_PDDL,
+        generate_problem=exists_gripper.generate_problem,
+        defaults=MappingProxyType({"balls": 4, "rooms": 3, "colours": 3, "variables": 2, "neq": 1}),
+        size_label=lambda p: f"b{p['balls']}r{p['rooms']}{_goal_label(p)}",
+    ),
+    "exists-delivery": Generator(
+        name="exists-delivery",
+        description="Deliver packages, and park the truck, on grid cells of given colours (existential goal).",
+        domain_pddl=exists_delivery.DOMAIN_PDDL,
+        generate_problem=exists_delivery.generate_problem,
+        defaults=MappingProxyType({"width": 3, "height": 3, "packages": 2, "colours": 3, "variables": 2, "neq": 1,
+                                   "truck_goal": 1}),
+        size_label=lambda p: (f"{p['width']}x{p['height']}p{p['packages']}{_goal_label(p)}"
+                              + ("t" if p["truck_goal"] else "")),
+    ),
+    "exists-visitall": Generator(
+        name="exists-visitall",
+        description="Visit grid cells of given colours (existential goal).",
+        domain_pddl=exists_visitall.DOMAIN_PDDL,
+        generate_problem=exists_visitall.generate_problem,
+        defaults=MappingProxyType({"width": 3, "height": 3, "colours": 3, "variables": 2, "neq": 1}),
+        size_label=lambda p: f"{p['width']}x{p['height']}{_goal_label(p)}",
     ),
 }
 

@@ -1,0 +1,231 @@
+"""Goal grounding against LAMA-first on the quantified goal (issue 13; the paper's Tables 1 and 3).
+
+Funkquist, Ståhlberg & Geffner (2024) on the package's generators of their five domains
+(``gnnplan generate exists-*``). Stages, each recorded under ``benchmarks/results/goal_grounding/``
+with every command in ``commands.log``:
+
+``data DOMAIN...``
+    generates training problems (1-4 variables, 1-6 colours, with and without inequalities, the
+    small sizes of ``SIZES``), labels V*(s; G) under goal variants with ``gnnplan dataset
+    --grounding``, and a validation set of the next size up; generates the two test sets: *optimal*
+    (one size larger than training, 1-6 variables, small enough to expand, so V* is exact) and
+    *lama* (2-4 times the training size).
+``train DOMAIN...``
+    ``gnnplan train`` (MSE, learning rate 1e-3 as in the paper, the epoch chosen on the validation
+    set) for ``--minutes``, then ``gnnplan export``.
+``test DOMAIN... --set optimal|lama``
+    ``gnnplan compare`` of mode ``ground`` (LAMA-first on the ground problem) with and without the
+    static filter, and of LAMA-first on the quantified goal, on the same tasks with ``--timeout``
+    each; on the optimal set also V* of every task (full expansion by pymimir).
+``table``
+    per domain and set: tasks, coverage (with the filter, without it, LAMA on the quantified goal),
+    V/V* (optimal set) or V/V^L (lama set: plan cost over LAMA-first's on the quantified goal, both
+    solved), and the speed-up of LAMA-first on the quantified goal over mode ground (geometric mean
+    of the per-task wall-time ratios, both solved).
+
+    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py data exists-blocks
+    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py train exists-blocks --minutes 10
+    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py test exists-blocks --set optimal
+    python benchmarks/goal_grounding.py table
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "goal_grounding"
+WORK = Path("/tmp/gnnplan-grounding")
+LOG = OUT / "commands.log"
+
+# Per domain: the size parameters of training, validation and the two test sets (lists of dicts,
+# each generated with every number of variables of the set). Sizes follow the paper's Table 2
+# where our expansion limits allow (Blocks: 8 blocks do not expand in reasonable time, so the
+# optimal set has 6).
+SIZES = {
+    "exists-blocks": {"train": [{"blocks": n} for n in (3, 4, 5)], "valid": [{"blocks": 6}],
+                      "optimal": [{"blocks": 6}], "lama": [{"blocks": n} for n in (9, 12, 15)]},
+    "exists-blocks-c": {"train": [{"blocks": n} for n in (3, 4, 5)], "valid": [{"blocks": 6}],
+                        "optimal": [{"blocks": 6}], "lama": [{"blocks": n} for n in (9, 12, 15)]},
+    "exists-gripper": {"train": [{"balls": n, "rooms": 3} for n in (2, 3, 4)], "valid": [{"balls": 5, "rooms": 3}],
+                       "optimal": [{"balls": 5, "rooms": 3}],
+                       "lama": [{"balls": n, "rooms": r} for n, r in ((8, 3), (12, 4), (16, 5))]},
+    "exists-delivery": {"train": [{"width": 3, "height": 3, "packages": p} for p in (1, 2)],
+                        "valid": [{"width": 4, "height": 3, "packages": 2}],
+                        "optimal": [{"width": 4, "height": 3, "packages": 2}],
+                        "lama": [{"width": w, "height": w, "packages": p} for w, p in ((5, 3), (6, 4), (8, 5))]},
+    "exists-visitall": {"train": [{"width": 3, "height": h} for h in (2, 3)], "valid": [{"width": 4, "height": 3}],
+                        "optimal": [{"width": 4, "height": 4}],
+                        "lama": [{"width": w, "height": w} for w in (5, 7, 10)]},
+}
+VARIABLES = {"train": (1, 2, 3, 4), "valid": (1, 2, 3, 4), "optimal": (1, 2, 3, 4, 5, 6), "lama": (1, 2, 3, 4, 5, 6)}
+
+
+def run(command: list, output: Path | None = None, check: bool = True) -> bool:
+    """Run ``command`` (logged); with ``output`` given and present, skip it (resumable stages)."""
+    command = [str(c) for c in command]
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    LOG.parent.mkdir(parents=True, exist_ok=True)
+    if output is not None and Path(output).exists():
+        with LOG.open("a") as log:
+            log.write(f"{stamp}  # kept {output}\n")
+        return True
+    with LOG.open("a") as log:
+        log.write(f"{stamp}  {' '.join(command)}\n")
+    print("$", " ".join(command), flush=True)
+    return subprocess.run(command, check=check).returncode == 0
+
+
+def generate(domain: str, split: str, count: int, seed: int) -> list[Path]:
+    """Generate ``count`` problems per (size, variables, colours, neq) choice of ``split``; return them."""
+    folder = WORK / domain / split
+    rng = random.Random(seed)
+    problems = []
+    lowest = 2 if domain == "exists-blocks" else 1  # a tower has two blocks at least
+    for index, (size, variables) in enumerate(itertools.product(SIZES[domain][split], VARIABLES[split])):
+        if variables < lowest:
+            continue
+        out = folder / f"s{index}"
+        colours, neq = rng.randint(1, 6), rng.randint(0, 1)
+        params = {**size, "variables": variables, "colours": colours, "neq": neq}
+        if domain == "exists-blocks":
+            params["on_table"] = rng.randint(0, 1)
+        arguments = [a for k, v in params.items() for a in ("-p", f"{k}={v}")]
+        done = run(["gnnplan", "generate", domain, "-o", out, "--count", count, "--seed", seed + index, *arguments],
+                   check=False)
+        if not done:  # e.g. more colours than objects: try with fewer colours once
+            params["colours"] = 1 + colours // 2
+            arguments = [a for k, v in params.items() for a in ("-p", f"{k}={v}")]
+            run(["gnnplan", "generate", domain, "-o", out, "--count", count, "--seed", seed + index, *arguments],
+                check=False)
+        problems += sorted(out.glob("p-*.pddl"))
+    return problems
+
+
+def data(args) -> None:
+    for domain in args.domains:
+        folder = WORK / domain
+        train = generate(domain, "train", args.train_count, 0)
+        valid = generate(domain, "valid", 2, 1000)
+        domain_file = train[0].parent / "domain.pddl"
+        for split, problems, goals in (("train", train, args.goals), ("valid", valid, 8)):
+            out = folder / f"{split}.npz"
+            run(["gnnplan", "dataset", domain_file, *problems, "--grounding", "--goals-per-problem", goals,
+                 "--states-per-goal", args.states, "--max-states", 50000, "-o", out], out)
+        for split in ("optimal", "lama"):
+            generate(domain, split, args.test_count, 2000 if split == "optimal" else 3000)
+
+
+def train(args) -> None:
+    for domain in args.domains:
+        folder = WORK / domain
+        checkpoint = folder / "grounding.pt"
+        run(["gnnplan", "train", folder / "train.npz", "--validation-dataset", folder / "valid.npz", "--loss", "mse",
+             "--lr", "1e-3", "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "-o", checkpoint])
+        run(["gnnplan", "export", checkpoint, "-o", folder / "grounding.onnx"])
+
+
+def tests_of(domain: str, split: str) -> tuple[Path, list[Path]]:
+    problems = sorted((WORK / domain / split).glob("s*/p-*.pddl"))
+    return problems[0].parent / "domain.pddl", problems
+
+
+def test(args) -> None:
+    for domain in args.domains:
+        domain_file, problems = tests_of(domain, args.set)
+        model = WORK / domain / "grounding.onnx"
+        base = OUT / domain / args.set
+        grounding = ["--engine-param", f"gnnplan:grounding_model={model}"]
+        for label, extra in (("ground-filter", []), ("ground-no-filter", ["--engine-param", "gnnplan:static_filter=false"])):
+            run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", *grounding, *extra,
+                 "--timeout", args.timeout, "--no-plots", "-o", base / label, "--resume"])
+        run(["gnnplan", "compare", domain_file, *problems, "--engine", "fast-downward", "--timeout", args.timeout,
+             "--no-plots", "-o", base / "lama-quantified", "--resume"])
+        if args.set == "optimal":
+            optimal_costs(domain_file, problems, base / "vstar.json")
+
+
+def optimal_costs(domain_file: Path, problems: list[Path], out: Path) -> None:
+    """Write V* of each task's initial state (full expansion; None where it does not fit)."""
+    from up_gnnplan.datasets.expansion import expand
+    from up_gnnplan.errors import StateLimitExceeded
+    from up_gnnplan.problems import load_task
+
+    costs = json.loads(out.read_text()) if out.is_file() else {}
+    for problem in problems:
+        if problem.name in costs:
+            continue
+        try:
+            labelled = expand(load_task(domain_file, problem), max_states=300_000)
+            costs[problem.name] = float(labelled.initial_value)
+        except StateLimitExceeded:
+            costs[problem.name] = None
+        out.write_text(json.dumps(costs, indent=1) + "\n")
+    with LOG.open("a") as log:
+        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # V* of {len(problems)} tasks by expansion -> {out}\n")
+
+
+def table(args) -> None:
+    from up_gnnplan.compare import read_results
+
+    lines = ["| domain | set | tasks | coverage (filter) | coverage (no filter) | LAMA-first on the quantified goal | "
+             "V/V* or V/V^L (filter) | speed-up over LAMA-first (filter) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    summary = {}
+    for domain in SIZES:
+        for split in ("optimal", "lama"):
+            base = OUT / domain / split
+            runs = {label: {r["problem"]: r for r in read_results(base / label / "results.jsonl")}
+                    for label in ("ground-filter", "ground-no-filter", "lama-quantified")}
+            if not runs["ground-filter"]:
+                continue
+            tasks = len(runs["ground-filter"])
+            solved = {label: sum(r["solved"] for r in rows.values()) for label, rows in runs.items()}
+            ours, lama = runs["ground-filter"], runs["lama-quantified"]
+            if split == "optimal" and (base / "vstar.json").is_file():
+                vstar = json.loads((base / "vstar.json").read_text())
+                ratios = [ours[p]["plan_cost"] / vstar[p] for p in ours if ours[p]["solved"] and vstar.get(p)]
+            else:
+                ratios = [ours[p]["plan_cost"] / lama[p]["plan_cost"] for p in ours
+                          if ours[p]["solved"] and p in lama and lama[p]["solved"] and lama[p]["plan_cost"]]
+            speed = [lama[p]["wall_time"] / ours[p]["wall_time"] for p in ours
+                     if ours[p]["solved"] and p in lama and lama[p]["solved"]]
+            quality = sum(ratios) / len(ratios) if ratios else None
+            speedup = math.exp(sum(map(math.log, speed)) / len(speed)) if speed else None
+            summary[f"{domain}/{split}"] = {"tasks": tasks, **solved, "cost_ratio": quality, "speedup": speedup,
+                                            "cost_ratio_of": "V*" if split == "optimal" else "LAMA-first"}
+            lines.append(f"| {domain} | {split} | {tasks} | {solved['ground-filter']} | {solved['ground-no-filter']} | "
+                         f"{solved['lama-quantified']} | {quality and f'{quality:.3f}'} | "
+                         f"{speedup and f'{speedup:.1f}x'} |")
+    (OUT / "table.md").write_text("\n".join(lines) + "\n")
+    (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print("\n".join(lines))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["data", "train", "test", "table"])
+    parser.add_argument("domains", nargs="*", choices=sorted(SIZES))
+    parser.add_argument("--train-count", type=int, default=3, help="problems per training size and variable count")
+    parser.add_argument("--test-count", type=int, default=2, help="problems per test size and variable count")
+    parser.add_argument("--goals", type=int, default=24, help="goal variants per training problem")
+    parser.add_argument("--states", type=int, default=32, help="states per goal variant")
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--set", choices=["optimal", "lama"], default="optimal")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    {"data": data, "train": train, "test": test, "table": table}[args.stage](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""A grounding model trained, exported and used: the binder, the preprocessor, mode ground and the CLI."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from unified_planning.engines import PlanGenerationResultStatus as PlanStatus
+
+from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS
+from up_gnnplan.cli import main
+from up_gnnplan.data import example
+from up_gnnplan.grounding.dataset import GroundingDataOptions, build_grounding_dataset
+from up_gnnplan.grounding.goal import QuantifiedGoal, static_facts, static_fluents
+from up_gnnplan.grounding.preprocess import check_witness, ground_problem, make_binder
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems.loading import load_pddl
+
+torch = pytest.importorskip("torch")
+
+from up_gnnplan.exporters import export_onnx  # noqa: E402
+from up_gnnplan.training import TrainConfig  # noqa: E402
+from up_gnnplan.training.loop import train  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("colour-blocks")
+    (folder / "domain.pddl").write_text(DOMAIN)
+    for name, text in {**PROBLEMS, "ground": GROUND}.items():
+        (folder / f"{name}.pddl").write_text(text)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def model(files):
+    """A small grounding model fit on goal variants of both problems (seconds)."""
+    problems = [files / f"{name}.pddl" for name in PROBLEMS]
+    data = build_grounding_dataset(files / "domain.pddl", problems, GroundingDataOptions(goals_per_problem=40,
+                                                                                           states_per_goal=4))
+    # An epoch limit, not a time limit, so that the model does not depend on the machine's speed
+    # (the dataset does not either: it is sampled from a canonical state order).
+    config = TrainConfig(hidden=32, layers=6, lr=3e-3, loss="mse", max_seconds=900, max_epochs=80, epoch_states=256,
+                         validation_fraction=0.0, patience=200, seed=0)
+    net, encoding, record = train(data, config)
+    return export_onnx(net, encoding, files / "grounding.onnx", domain=data.domain, train_config=config.to_dict(),
+                       training_record=record)
+
+
+def load(files, name):
+    return load_pddl(files / "domain.pddl", files / f"{name}.pddl")
+
+
+def test_the_model_ranks_the_binding_already_true_first(files, model):
+    binder = make_binder(load(files, "red-on-blue"), str(model), static_filter=True)
+    grounding = binder.greedy()
+    assert grounding.binding == {"x1": "b", "x2": "d"}  # (on b d) holds in the initial state: cost 0
+    assert binder.model_calls == 2  # one batched call per bound variable
+    first = grounding.steps[0]
+    assert first.candidates == 4  # the static filter keeps the red blocks for x1 and the blue ones for x2
+
+
+def test_bindings_are_distinct_valid_and_greedy_first(files, model):
+    prob = load(files, "tower")
+    binder = make_binder(prob, str(model), static_filter=True)
+    fluents = static_fluents(prob)
+    facts = static_facts(prob, fluents)
+    found = [g for _, g in zip(range(6), binder.bindings())]
+    keys = [tuple(sorted(g.binding.items())) for g in found]
+    assert len(set(keys)) == len(keys) == 4  # red x1 (a or b), blue x2, x3 (c, d in either order)
+    assert all(not g.goal.violations(facts, fluents) for g in found)
+    assert found[0].binding == binder.greedy().binding
+
+
+def test_without_the_static_filter_the_model_weighs_every_object(files, model):
+    binder = make_binder(load(files, "red-on-blue"), str(model), static_filter=False)
+    assert binder.greedy().steps[0].candidates == 8
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+@pytest.mark.parametrize("planner", ["lama-first"])
+def test_mode_ground_solves_with_lama_and_checks_the_witness(files, model, name, planner):
+    prob = load(files, name)
+    engine = GnnplanEngine(mode="ground", grounding_model=str(model), planner=planner)
+    result = engine.solve(prob, timeout=60)
+    assert result.status == PlanStatus.SOLVED_SATISFICING, [m.message for m in result.log_messages]
+    bound = {pair.split("=")[0] for pair in result.metrics["binding"].split()}
+    assert bound == {f"?{v.name}" for v in QuantifiedGoal.of(prob).variables}
+    assert result.metrics["groundings_tried"] == "1"
+
+
+def test_check_witness_rejects_a_plan_that_misses_the_goal(files, model):
+    from unified_planning.plans import SequentialPlan
+
+    prob = load(files, "tower")
+    goal = QuantifiedGoal.of(prob)
+    grounding = make_binder(prob, str(model), static_filter=True).greedy()
+    assert "does not satisfy" in check_witness(prob, goal, grounding.goal, SequentialPlan([]))
+    wrong = goal
+    for variable in goal.variables:
+        wrong = wrong.bind(variable, prob.object("c"))
+    assert "breaks (not (= c c))" in check_witness(prob, goal, wrong, SequentialPlan([]))
+
+
+def test_a_goal_without_variables_passes_through(files):
+    prob = load(files, "ground")
+    grounded = ground_problem(prob)  # no model needed: nothing to bind
+    assert grounded.problem is prob and not grounded.changed
+    result = GnnplanEngine(mode="ground").solve(prob, timeout=60)
+    assert result.status == PlanStatus.SOLVED_SATISFICING, [m.message for m in result.log_messages]
+
+
+def test_a_model_of_another_domain_is_refused(files):
+    other = example("blocksworld").parent  # the bundled Blocksworld value model is not a grounding model
+    result = GnnplanEngine(mode="ground", grounding_model="blocksworld").solve(load(files, "tower"), timeout=60)
+    assert result.status == PlanStatus.UNSUPPORTED_PROBLEM
+    assert "predicates differ" in result.log_messages[-1].message and other.is_dir()
+    result = GnnplanEngine(mode="ground").solve(load(files, "tower"), timeout=60)
+    assert "no shipped goal-grounding model" in result.log_messages[-1].message
+
+
+def test_cli_ground_prints_the_binding_and_writes_the_ground_problem(files, model, tmp_path):
+    out = tmp_path / "ground.pddl"
+    result = CliRunner().invoke(main, ["ground", str(files / "domain.pddl"), str(files / "red-on-blue.pddl"),
+                                       "--grounding-model", str(model), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "?x1 = b  (V = " in result.output and "?x2 = d  (V = " in result.output
+    assert "?x1=b" in result.output.splitlines()[-1] and "?x2=d" in result.output.splitlines()[-1]
+    assert "(on b d)" in out.read_text() and "exists" not in out.read_text()
+    result = CliRunner().invoke(main, ["solve", str(files / "domain.pddl"), str(files / "tower.pddl"), "--mode", "ground",
+                                       "--grounding-model", str(model), "--timeout", "60"])
+    assert result.exit_code == 0, result.output
+    assert "solved by lama-first, plan validated" in result.output
+
+
+def test_cli_dataset_grounding(files, tmp_path):
+    out = tmp_path / "g.npz"
+    result = CliRunner().invoke(main, ["dataset", str(files / "domain.pddl"), str(files / "tower.pddl"), "--grounding",
+                                       "--goals-per-problem", "4", "--states-per-goal", "5", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "20 states from 4 problem(s)" in result.output
