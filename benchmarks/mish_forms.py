@@ -4,7 +4,7 @@ package exports, x n / (n + 2) with n = e^x (e^x + 2). Prints ms per run and the
 
     OMP_NUM_THREADS=1 python benchmarks/mish_forms.py
 """
-import numpy as np, onnx, onnxruntime as ort, time
+import numpy as np, onnxruntime as ort, time
 from onnx import helper, TensorProto
 def model(kind):
     X = helper.make_tensor_value_info('x', TensorProto.FLOAT, ['n', 64])

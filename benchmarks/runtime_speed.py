@@ -298,7 +298,7 @@ def section_ort_options(args, collected, sides, model_path, log):
     configs.append(("default, 2 threads", None, 2))
     configs.append(("ORT_ENABLE_ALL, 2 threads", L.ORT_ENABLE_ALL, 2))
     sessions = {label: session(level, threads) for label, level, threads in configs}
-    encoding, names = sides.encoding, sides.names
+    encoding = sides.encoding
     variants = {}
     for label, s in sessions.items():
         def model_fn(p, s=s):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from unified_planning.io import PDDLReader, PDDLWriter
 
-from tests.grounding.cases import DOMAIN, GROUND, ON_RED_BLUE, PROBLEMS, TOWER, problem
+from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS, problem
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.store import Dataset
 from up_gnnplan.grounding.dataset import (UNSATISFIABLE_FACTOR, UNSATISFIABLE_LABEL, UNSATISFIABLE_MARGIN,
