@@ -24,8 +24,12 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     ``gnnplan compare`` of each trained model (value policy for ``value``, action policy for the
     action heads, and the default mode of each), the shipped model's value policy, the WL-GOOSE
     peer (``benchmarks/goose``, when its model for the domain exists) and LAMA-first on the domain's test
-    problems (``--count``, spread over the sizes, ``--timeout`` each), one compare run per
+    problems (``--count``, spread over the sizes, ``--timeout`` each; the shipped model's rows on
+    testing/easy are taken from the zoo run, see ``_reuse_zoo``), one compare run per
     model into ``coverage/DOMAIN/MODEL/``; then one table.
+``ship DOMAIN... --heads SPEC``
+    exports SPEC's model of each domain into the shipped models under the domain's name and
+    records its coverage (from ``coverage``) in the index.
 
     OMP_NUM_THREADS=1 nohup python benchmarks/action_heads.py train childsnack satellite --minutes 6 &
 """
@@ -226,6 +230,44 @@ def coverage(args) -> None:
     print("\n".join(lines))
 
 
+def ship(args) -> None:
+    """Ship ``--heads``' first spec of each domain as the domain's model, with its coverage next to it.
+
+    The exported file replaces the shipped model of the same name (the value model stays in git
+    history); its entry gets the figures of ``coverage`` (default mode, testing/easy and the
+    larger generated set when measured) beside LAMA-first, the replaced model and WL-GOOSE.
+    """
+    from up_gnnplan.compare import read_results
+
+    spec = args.heads[0]
+    table = _read(OUT / "coverage.json")
+    for name in args.domains:
+        checkpoint = model_file(name, spec).with_suffix(".pt")
+        run(["gnnplan", "export", checkpoint, "-o", WORK / name / f"{spec.replace(':', '-')}-shipped.onnx",
+             "--ship", name], LOG)
+        parts = []
+        for key, what in ((name, f"{DOMAINS[name].test}, all 30 problems"),
+                          (f"{name}-larger", "generated problems 2-5x the largest training problem")):
+            row = table.get(key, {})
+            ours = read_results(OUT / "coverage" / key / f"{spec}-auto" / "results.jsonl")
+            if not ours:
+                continue
+            solved = sum(1 for r in ours if r["solved"] and r["valid"])
+            others = ", ".join(f"{label} {row[label]['solved']}/{row[label]['tasks']}"
+                               for label in ("lama-first", "shipped-value", "wl-goose") if label in row)
+            parts.append(f"{what}, {args.timeout:g} s each: gnnplan (default mode) {solved}/{len(ours)}; {others} "
+                         f"(shipped-value: the value model this one replaced). Per-task results: "
+                         f"benchmarks/results/action_heads/coverage/{key}/")
+        index = ROOT / "up_gnnplan" / "models_zoo" / "index.json"
+        data = json.loads(index.read_text())
+        for entry in data["models"]:
+            if entry["name"] == name:
+                entry["coverage"] = " ".join(parts) or "not measured"
+                entry.pop("more_coverage", None)
+        index.write_text(json.dumps(data, indent=1) + "\n")
+        print(name, entry["coverage"] if parts else "not measured")
+
+
 def _reuse_zoo(name: str, tests, out: Path) -> bool:
     """Copy the shipped model's policy rows of the zoo evaluation (same tasks, 60 s, same models) into ``out``.
 
@@ -257,7 +299,7 @@ def _write(path: Path, data: dict) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["train", "steps", "larger", "coverage"])
+    parser.add_argument("stage", choices=["train", "steps", "larger", "coverage", "ship"])
     parser.add_argument("domains", nargs="+", choices=sorted(DOMAINS))
     parser.add_argument("--heads", nargs="+", default=["value", "logits", "q"],
                         help="model specs: HEAD (an R-GNN with that --head) or ARCH:HEAD (e.g. typed_policy:logits)")
@@ -276,7 +318,7 @@ def main():
                         help="run the shipped model's policy again instead of taking its rows from benchmarks/zoo/eval")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    {"train": train, "steps": steps, "larger": larger_problems, "coverage": coverage}[args.stage](args)
+    {"train": train, "steps": steps, "larger": larger_problems, "coverage": coverage, "ship": ship}[args.stage](args)
 
 
 if __name__ == "__main__":

@@ -187,7 +187,8 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
 @click.option("--layers", type=int, default=30, show_default=True, help="Message-passing rounds (shared weights).")
 @click.option("--aggregation", type=click.Choice(["smoothmax", "max", "sum", "mean"]), default="smoothmax", show_default=True)
-@click.option("--loss", type=click.Choice(["l1", "mse"]), default="l1", show_default=True)
+@click.option("--loss", type=click.Choice(["l1", "mse"]), default=None,
+              help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.).")
 @click.option("--lr", type=float, default=1e-3, show_default=True, help="Adam learning rate.")
 @click.option("--batch-size", type=int, default=32, show_default=True)
 @click.option("--max-epochs", type=int, default=500, show_default=True)
@@ -223,7 +224,7 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     from up_gnnplan.training.checkpoint import save_checkpoint
     from up_gnnplan.training.loop import train as run
 
-    config = TrainConfig(**options)
+    loss = options.pop("loss")
     try:
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:
@@ -237,6 +238,9 @@ def train(datasets, output, validation_datasets, validation_problems, validation
         tasks = _validation_tasks(validation_domain, validation_problems, data)
     except GnnplanError as error:
         _fail(error)
+    from up_gnnplan.grounding.encoding import is_grounding_signature
+
+    config = TrainConfig(**options, loss=loss or ("mse" if is_grounding_signature(data.signature) else "l1"))
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
@@ -532,7 +536,7 @@ def models(markdown, check, device):
         return
     if markdown:
         click.echo("| model | domain | arch | training problems | minutes | states trained (per s) | validation problems "
-                   "| validation MAE | coverage |")
+                   "| validation | coverage |")
         click.echo("|---|---|---|---:|---:|---:|---|---:|---|")
     for entry in shipped:
         record = entry.get("training", {})
@@ -542,14 +546,18 @@ def models(markdown, check, device):
         more = entry.get("more_coverage", {})  # larger test sets of the same model
         seen = (f"{record['states_trained']:,} ({record.get('train_states_per_second', 0):.0f})"
                 if record.get("states_trained") else "?")
+        head = entry.get("head", "value")
+        optimal = (record.get("validation") or {}).get("best_action_optimal")
+        error = (f"best action optimal in {100 * optimal:.0f}% of states" if optimal is not None
+                 else f"MAE {record.get('validation_mae', '?')}")
         if markdown:
-            click.echo(f"| {entry['name']} | {entry['domain']} | {entry['architecture']} | {problems} | "
-                       f"{record.get('minutes', '?')} | {seen} | {validation} | {record.get('validation_mae', '?')} | {coverage}"
+            click.echo(f"| {entry['name']} | {entry['domain']} | {entry['architecture']} ({head}) | {problems} | "
+                       f"{record.get('minutes', '?')} | {seen} | {validation} | {error} | {coverage}"
                        + "".join(f" Also {name}: {text}" for name, text in more.items()) + " |")
         else:
-            click.echo(f"{entry['name']}: {entry['architecture']} for domain '{entry['domain']}', trained "
+            click.echo(f"{entry['name']}: {entry['architecture']} ({head} head) for domain '{entry['domain']}', trained "
                        f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "
-                       f"validation MAE {record.get('validation_mae', '?')} on {validation}\n    coverage: {coverage}"
+                       f"validation {error} on {validation}\n    coverage: {coverage}"
                        + "".join(f"\n    {name}: {text}" for name, text in more.items()))
 
 

@@ -118,6 +118,12 @@ def test_a_model_of_another_domain_is_refused(files):
     assert "no shipped goal-grounding model" in result.log_messages[-1].message
 
 
+def test_a_grounding_model_is_refused_as_a_value_function(files, model):
+    result = GnnplanEngine(model=str(model)).solve(load(files, "tower"), timeout=60)
+    assert result.status == PlanStatus.UNSUPPORTED_PROBLEM
+    assert "a goal-grounding model" in result.log_messages[-1].message and "mode 'ground'" in result.log_messages[-1].message
+
+
 def test_cli_ground_prints_the_binding_and_writes_the_ground_problem(files, model, tmp_path):
     out = tmp_path / "ground.pddl"
     result = CliRunner().invoke(main, ["ground", str(files / "domain.pddl"), str(files / "red-on-blue.pddl"),

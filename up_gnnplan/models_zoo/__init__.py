@@ -79,6 +79,7 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
         "file": target.name,
         "domain": checkpoint["domain"],
         "architecture": config.architecture,
+        "head": config.head,
         "signature": checkpoint["encoding"]["signature"],
         "training": {
             "command": record.get("command"),
@@ -93,6 +94,9 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
             "validation_problems": record.get("validation_problems"),
             "validation_mae": round(validation.get("mae", float("nan")), 3),
             "validation_max_error": round(validation.get("max_error", float("nan")), 3),
+            # Every figure of the validation (action heads: the share of states whose best-scored
+            # action is optimal; value heads: MAE, max error, share within 0.5).
+            "validation": {k: round(v, 4) if isinstance(v, float) else v for k, v in validation.items()},
             "machine": record.get("machine"),
             "torch": record.get("torch"),
         },

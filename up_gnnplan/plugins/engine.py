@@ -355,6 +355,11 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             raise ModelError(no_model_message(task.signature))
         limits.check("before loading the model")
         value_fn = load_value_function(path, threads=self.threads, device=self.device)
+        from up_gnnplan.grounding.encoding import is_grounding_signature
+
+        if is_grounding_signature(value_fn.signature):
+            raise ModelError(f"{path}: a goal-grounding model (it values bindings of existential goals, not states); "
+                             f"use it with mode 'ground' and grounding_model={str(path)!r} (--grounding-model)")
         value_fn.check_signature(task.signature, task.source.describe(), task.action_signature)
         return value_fn
 
