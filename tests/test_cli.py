@@ -145,3 +145,15 @@ def test_required_one_liner_does_not_import_torch():
     code = "import up_gnnplan, up_gnnplan.cli, sys; assert 'torch' not in sys.modules"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_architecture_choices_and_their_options_come_from_the_registry():
+    from up_gnnplan.cli import main
+    from up_gnnplan.models import ARCHITECTURES
+
+    params = {p.name: p for p in main.commands["train"].params}
+    assert list(params["architecture"].type.choices) == list(ARCHITECTURES)
+    # Each option's help names the architectures that take it.
+    for option in ("heads", "dropout", "aggregation", "t"):
+        users = [k for k, a in ARCHITECTURES.items() if option in a.options + a.encoding_options]
+        assert users and f"--arch {', '.join(users)}" in params[option].help, option

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from up_gnnplan.models import ARCHITECTURES, HEADS, architectures_with, option_default  # the registry: no torch
+
 # Exit codes, named so that scripts can rely on them.
 EXIT_OK = 0
 EXIT_INPUT_ERROR = 2  # bad input: file, PDDL, unsupported feature, dataset of another domain
@@ -21,7 +23,6 @@ EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (
 
 PLANNERS = ("lama-first", "gnnplan")  # who solves a ground problem in mode ground (the engine's)
 DEVICES = ("auto", "cpu", "cuda")  # onnxruntime devices (runtime.providers), named here to keep --help fast
-HEADS = ("value", "logits", "q", "logits+value", "q+value")  # up_gnnplan.models.HEADS (checked by a test)
 MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first", "ground")  # the engine's (checked by a test)
 
 
@@ -59,6 +60,15 @@ def _fail(error: Exception, code: int = EXIT_INPUT_ERROR):
 def main():
     """Learn general policies and heuristics for classical planning with relational GNNs."""
     warnings.formatwarning = _warning_line
+
+
+def _layer_defaults() -> str:
+    """Return the architectures' own --layers defaults, e.g. ``4 for gcn, gatv2, gin (one set of weights per layer)``."""
+    by_value: dict = {}
+    for key in ARCHITECTURES:
+        if "layers" in dict(ARCHITECTURES[key].defaults):
+            by_value.setdefault(option_default(key, "layers", None), []).append(key)
+    return "; ".join(f"{value} for {', '.join(keys)} (one set of weights per layer)" for value, keys in by_value.items())
 
 
 def _bundled_example(name: str) -> list[str]:
@@ -177,19 +187,30 @@ def generate(domain_name, output, count, seed, params):
 @main.command()
 @click.argument("datasets", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Checkpoint to write (.pt, local use).")
-@click.option("--arch", "architecture", type=click.Choice(["rgnn", "rgnn_t", "ploi", "typed_policy"]), default="rgnn", show_default=True)
+@click.option("--arch", "architecture", type=click.Choice(list(ARCHITECTURES)), default="rgnn", show_default=True,
+              help="; ".join(f"{key}: {a.description}" for key, a in ARCHITECTURES.items()) + ".")
 @click.option("--head", type=click.Choice(HEADS), default="value", show_default=True,
               help="value: V(s) regressed on V*; logits: one score per applicable action, cross-entropy towards the "
                    "optimal ones; q: Q(s,a) = c(a) + V(s') regressed on the labels; +value: the value head as well. "
                    "Action heads need datasets that record actions (written by this version's `gnnplan dataset`).")
-@click.option("--t", "t", type=int, default=1, show_default=True, help="R-GNN[t] parameter (--arch rgnn_t).")
+@click.option("--t", "t", type=int, default=1, show_default=True,
+              help=f"R-GNN[t] parameter (--arch {', '.join(architectures_with('t'))}).")
 @click.option("--goal-mode", type=click.Choice(["separate", "achieved"]), default="separate", show_default=True)
 @click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
-@click.option("--layers", type=int, default=30, show_default=True, help="Message-passing rounds (shared weights).")
-@click.option("--aggregation", type=click.Choice(["smoothmax", "max", "sum", "mean"]), default="smoothmax", show_default=True)
+@click.option("--layers", type=click.IntRange(min=1), default=None,
+              help=f"Message-passing rounds [default: 30 (weights shared across rounds); {_layer_defaults()}].")
+@click.option("--aggregation", type=click.Choice(["smoothmax", "max", "sum", "mean"]), default="smoothmax", show_default=True,
+              help=f"Message aggregation (--arch {', '.join(architectures_with('aggregation'))}).")
+@click.option("--dropout", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0, show_default=True,
+              help=f"Dropout after each layer in training (--arch {', '.join(architectures_with('dropout'))}).")
+@click.option("--heads", type=click.IntRange(min=1), default=1, show_default=True,
+              help=f"Attention heads; --hidden must be a multiple (--arch {', '.join(architectures_with('heads'))}).")
 @click.option("--loss", type=click.Choice(["l1", "mse"]), default=None,
               help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.).")
 @click.option("--lr", type=float, default=1e-3, show_default=True, help="Adam learning rate.")
+@click.option("--lr-patience", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Halve the learning rate after this many epochs without a lower validation error (Müller et al.: 25); "
+                   "0: constant.")
 @click.option("--batch-size", type=int, default=32, show_default=True)
 @click.option("--max-epochs", type=int, default=500, show_default=True)
 @click.option("--epoch-states", type=int, default=8192, show_default=True,
@@ -225,6 +246,8 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     from up_gnnplan.training.loop import train as run
 
     loss = options.pop("loss")
+    if options["layers"] is None:
+        options["layers"] = option_default(options["architecture"], "layers", TrainConfig.layers)
     try:
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:

@@ -21,6 +21,7 @@ from up_gnnplan.errors import GnnplanError  # noqa: E402
 from up_gnnplan.exporters import export_onnx  # noqa: E402
 from up_gnnplan.exporters.parity import random_states  # noqa: E402
 from up_gnnplan.exporters.reexport import load_exported  # noqa: E402
+from up_gnnplan.models import ARCHITECTURES  # noqa: E402
 from up_gnnplan.problems import load_task  # noqa: E402
 from up_gnnplan.runtime import OnnxValueFunction  # noqa: E402
 from up_gnnplan.training.checkpoint import build, save_checkpoint  # noqa: E402
@@ -29,14 +30,18 @@ from up_gnnplan.training.config import TrainConfig  # noqa: E402
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.filterwarnings("ignore::UserWarning")]
 
 
+def task():
+    return load_task(example("gripper"), example("gripper", "p01.pddl"))
+
+
 def signature():
-    return load_task(example("gripper"), example("gripper", "p01.pddl")).signature
+    return task().signature
 
 
 def checkpoint(tmp_path, **config):
     torch.manual_seed(4)
     config = TrainConfig(hidden=8, layers=2, **config)
-    encoding, model = build(config, signature())
+    encoding, model = build(config, signature(), None, task().types)
     record = {"seconds": 1.0, "command": "test"}
     return save_checkpoint(tmp_path / "model.pt", model, encoding, config, record, "gripper-strips"), model, encoding
 
@@ -51,9 +56,9 @@ def invoke(*args):
     return result
 
 
-@pytest.mark.parametrize("config", [{"architecture": "rgnn"}, {"architecture": "rgnn", "share_weights": False},
-                                    {"architecture": "ploi"}, {"architecture": "rgnn_t", "t": 1}],
-                         ids=["rgnn", "rgnn-per-layer", "ploi", "rgnn_t"])
+@pytest.mark.parametrize("config", [{"architecture": key} for key in ARCHITECTURES]
+                         + [{"architecture": "rgnn", "share_weights": False}, {"architecture": "gatv2", "heads": 2}],
+                         ids=list(ARCHITECTURES) + ["rgnn-per-layer", "gatv2-2-heads"])
 def test_reexport_keeps_weights_record_and_values(config, tmp_path):
     path, _, encoding = checkpoint(tmp_path, **config)
     first, second = tmp_path / "first.onnx", tmp_path / "second.onnx"

@@ -263,6 +263,35 @@ def test_cli_dataset_then_train(tmp_path):
     assert len(raw["record"]["validation_problems"]) == 1  # three bundled problems: one held out
 
 
+def test_cli_options_of_an_architecture_reach_its_model(tmp_path):
+    """--heads and --dropout reach a GATv2, whose --layers default is its own (4); the learning
+    rate schedule runs."""
+    from up_gnnplan.cli import main
+    from up_gnnplan.models.muller import MullerGNN
+
+    dataset_path, checkpoint = tmp_path / "blocks.npz", tmp_path / "gatv2.pt"
+    blocksworld("p02.pddl", "p03.pddl").save(dataset_path)
+    result = CliRunner().invoke(main, ["train", str(dataset_path), "-o", str(checkpoint), "--arch", "gatv2", "--heads", "2",
+                                       "--dropout", "0.1", "--hidden", "8", "--max-epochs", "3", "--lr-patience", "1"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert f"{checkpoint}: gatv2 (value) on 'blocksworld'" in result.output
+    model, _, config, _ = load_checkpoint(checkpoint)
+    assert (config.layers, config.heads, config.dropout, config.lr_patience) == (4, 2, 0.1, 1)
+    assert isinstance(model, MullerGNN) and len(model.layers) == 4 and model.layers[0].heads == 2
+    assert model.dropout.p == 0.1
+
+
+def test_builders_get_only_their_architectures_options():
+    assert TrainConfig(architecture="gcn").model_params() == {"hidden": 32, "layers": 30, "dropout": 0.0}
+    assert set(TrainConfig(architecture="gatv2").model_params()) == {"hidden", "layers", "dropout", "heads"}
+    assert set(TrainConfig().model_params()) == {"hidden", "layers", "aggregation", "beta", "share_weights"}
+    assert TrainConfig(architecture="rgnn_t", t=2).encoding_params() == {"goal_mode": "separate", "t": 2}
+    assert TrainConfig(architecture="ploi").encoding_params() == {"goal_mode": "separate"}
+    # Checkpoints written before these fields existed load with the defaults.
+    old = {k: v for k, v in TrainConfig().to_dict().items() if k not in ("dropout", "heads", "lr_patience")}
+    assert TrainConfig.from_dict(old) == TrainConfig()
+
+
 # --- choosing the epoch by the greedy policy ------------------------------------------------------
 
 

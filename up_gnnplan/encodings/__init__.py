@@ -1,28 +1,19 @@
 """Encodings: states → named numpy arrays, one module per input representation.
 
-``ENCODINGS`` maps a key to its class; later modules add themselves here.
+``ENCODINGS`` maps a key to its class. Every encoding module is imported here: one that fails
+to import is an error, never a silently missing architecture.
 """
 
 from up_gnnplan.encodings.base import Encoding, StateInput
+from up_gnnplan.encodings.muller import MullerEncoding
+from up_gnnplan.encodings.ploi import PloiEncoding
 from up_gnnplan.encodings.rgnn import RGNNEncoding
+from up_gnnplan.encodings.rgnn_t import RGNNTEncoding
+from up_gnnplan.encodings.typed_policy import TypedPolicyEncoding
 
-ENCODINGS: dict[str, type[Encoding]] = {"rgnn": RGNNEncoding}
-
-try:  # encodings still being built by other issues register themselves when present
-    from up_gnnplan.encodings.rgnn_t import RGNNTEncoding
-
-    ENCODINGS["rgnn_t"] = RGNNTEncoding
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from up_gnnplan.encodings.ploi import PloiEncoding
-
-    ENCODINGS["ploi"] = PloiEncoding
-except ImportError:  # pragma: no cover
-    pass
-from up_gnnplan.encodings.typed_policy import TypedPolicyEncoding  # noqa: E402
-
-ENCODINGS["typed_policy"] = TypedPolicyEncoding
+ENCODINGS: dict[str, type[Encoding]] = {
+    cls.name: cls for cls in (RGNNEncoding, RGNNTEncoding, PloiEncoding, TypedPolicyEncoding, MullerEncoding)
+}
 
 
 def make_encoding(name: str, signature, **params) -> Encoding:

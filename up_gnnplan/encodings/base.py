@@ -21,6 +21,8 @@ from up_gnnplan.states.atoms import Atoms
 from up_gnnplan.states.signature import TYPE_PREFIX, PredicateSignature
 
 GOAL_MODES = ("separate", "achieved")
+# The readout inputs every encoding gives first (see the module docstring).
+FIXED_INPUTS = ["node_graph", "readout_nodes", "readout_graph", "graph_index"]
 
 
 @dataclass(frozen=True)
@@ -145,3 +147,33 @@ class Encoding(ABC):
     def schema(self) -> dict:
         """Return the shapes a model needs to know (relations and arities, feature sizes)."""
         return {}
+
+
+class FeatureGraphEncoding(Encoding):
+    """An encoding into one graph with node feature vectors and labelled edges (PLOI, Müller et al.).
+
+    Subclasses set ``feature_names`` and ``label_names``; their inputs are the fixed readout
+    arrays plus ``node_features`` [N, F], ``edge_index`` [2, E] and ``edge_features`` [E, L].
+    """
+
+    feature_names: list[str]
+    label_names: list[str]
+
+    @property
+    def num_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def num_labels(self) -> int:
+        return len(self.label_names)
+
+    def input_names(self) -> list[str]:
+        return FIXED_INPUTS + ["node_features", "edge_index", "edge_features"]
+
+    def schema(self) -> dict:
+        return {
+            "node_features": self.num_features,
+            "edge_labels": self.num_labels,
+            "feature_names": list(self.feature_names),
+            "label_names": list(self.label_names),
+        }

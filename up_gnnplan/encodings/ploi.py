@@ -47,13 +47,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.encodings.base import Encoding, StateInput, batch_atoms, goal_blocks, goal_relations
-from up_gnnplan.encodings.rgnn import FIXED_INPUTS
+from up_gnnplan.encodings.base import FeatureGraphEncoding, StateInput, batch_atoms, goal_blocks, goal_relations
 
 INVERSE_SUFFIX = "^-1"
 
 
-class PloiEncoding(Encoding):
+class PloiEncoding(FeatureGraphEncoding):
     """Objects as nodes with multi-hot unary/nullary features, merged multi-label binary edges.
 
     Args:
@@ -114,29 +113,10 @@ class PloiEncoding(Encoding):
         for label, (bid, i, j) in enumerate(self._pairs):
             self._labels_of.setdefault(bid, []).append((label, i, j))
 
-    @property
-    def num_features(self) -> int:
-        return len(self.feature_names)
-
-    @property
-    def num_labels(self) -> int:
-        return len(self.label_names)
-
-    def input_names(self) -> list[str]:
-        return FIXED_INPUTS + ["node_features", "edge_index", "edge_features"]
-
     def config(self) -> dict:
         out = super().config()
         out["decompose_higher_arity"] = self.decompose_higher_arity
         return out
-
-    def schema(self) -> dict:
-        return {
-            "node_features": self.num_features,
-            "edge_labels": self.num_labels,
-            "feature_names": list(self.feature_names),
-            "label_names": list(self.label_names),
-        }
 
     def encode(self, states: list[StateInput]) -> dict[str, np.ndarray]:
         B = len(states)

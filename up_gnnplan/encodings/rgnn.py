@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.encodings.base import Encoding, StateInput, goal_blocks, goal_relations, split_goal
+from up_gnnplan.encodings.base import FIXED_INPUTS, Encoding, StateInput, goal_blocks, goal_relations, split_goal
 from up_gnnplan.states.atoms import Atoms
 
-FIXED_INPUTS = ["node_graph", "readout_nodes", "readout_graph", "graph_index"]
 
 
 def relation_table(signature, goal_mode: str):

@@ -1,12 +1,15 @@
 """Models (torch): one module per architecture, built from an encoding's schema.
 
-``ARCHITECTURES`` maps each architecture key to its encoding key and model builder; the CLI's
-choices and the parametrised tests come from it.
+``ARCHITECTURES`` maps each architecture key to its encoding key, its model builder and the
+training options the builder takes; the CLI's choices and option help, the training config's
+arguments and the parametrised tests come from it. It imports no torch (builders import their
+model module when called), so ``gnnplan --help`` can read it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 
@@ -24,17 +27,24 @@ def head_parts(head: str) -> tuple[str | None, bool]:
     return (None if kind == "value" else kind), head == "value" or head.endswith("+value")
 
 
+# The TrainConfig fields an R-GNN-like builder takes (the default of Architecture.options).
+RELATIONAL_OPTIONS = ("hidden", "layers", "aggregation", "beta", "share_weights")
+
+
 @dataclass(frozen=True)
 class Architecture:
-    """An architecture: which encoding feeds which model."""
+    """An architecture: which encoding feeds which model, and which training options reach them."""
 
     key: str
     encoding: str
-    build: Callable  # (encoding, hidden, layers, aggregation, beta, share_weights) -> nn.Module
+    build: Callable  # (encoding, **{option: value for option in options}) -> nn.Module
     description: str
     action_heads: bool = False  # objects are nodes, so action decoders can read their arguments
     builds_heads: bool = False  # the builder makes the heads itself (gets head= and actions=)
     needs_types: bool = False  # the encoding gets the domain's types (up_gnnplan.states.types)
+    options: tuple[str, ...] = RELATIONAL_OPTIONS  # TrainConfig fields passed to build, by name
+    encoding_options: tuple[str, ...] = ()  # TrainConfig fields passed to the encoding besides goal_mode
+    defaults: tuple[tuple[str, object], ...] = ()  # (option, value): the CLI's default where it differs from TrainConfig's
 
 
 def _relational(encoding, **params):
@@ -56,15 +66,42 @@ def _ploi(encoding, **params):
     return PloiGNN(schema["node_features"], schema["edge_labels"], **params)
 
 
+def _muller(layer, encoding, **params):
+    from up_gnnplan.models.muller import MullerGNN
+
+    schema = encoding.schema()
+    return MullerGNN(layer, schema["node_features"], schema["edge_labels"], **params)
+
+
 ARCHITECTURES: dict[str, Architecture] = {
     "rgnn": Architecture("rgnn", "rgnn", _relational, "R-GNN: objects exchange messages through atoms (Ståhlberg et al. 2024 §3.4)",
                          action_heads=True),
-    "rgnn_t": Architecture("rgnn_t", "rgnn_t", _relational, "R-GNN[t]: R-GNN over object pairs and compose atoms A_t(S) (§4)"),
+    "rgnn_t": Architecture("rgnn_t", "rgnn_t", _relational, "R-GNN[t]: R-GNN over object pairs and compose atoms A_t(S) (§4)",
+                           encoding_options=("t",)),
     "ploi": Architecture("ploi", "ploi", _ploi, "PLOI graph: node features and labelled edges (Chen 2024 §4)"),
     "typed_policy": Architecture("typed_policy", "typed_policy", _typed_policy,
                                  "typed domain-graph policy network: modules per type relation, action decoders (Zhang & Geißer)",
                                  action_heads=True, builds_heads=True, needs_types=True),
+    "gcn": Architecture("gcn", "muller", partial(_muller, "gcn"),
+                        "GCN on the graph of object, atom and goal-atom nodes (Müller et al. 2024)",
+                        options=("hidden", "layers", "dropout"), defaults=(("layers", 4),)),
+    "gatv2": Architecture("gatv2", "muller", partial(_muller, "gatv2"),
+                          "GATv2 attention on the graph of object, atom and goal-atom nodes (Müller et al. 2024)",
+                          options=("hidden", "layers", "dropout", "heads"), defaults=(("layers", 4),)),
+    "gin": Architecture("gin", "muller", partial(_muller, "gin"),
+                        "GIN with every layer's readout on the graph of object, atom and goal-atom nodes (Müller et al. 2024)",
+                        options=("hidden", "layers", "dropout"), defaults=(("layers", 4),)),
 }
+
+
+def option_default(key: str, option: str, fallback):
+    """Return architecture ``key``'s default for the training option ``option`` (``fallback``: TrainConfig's)."""
+    return dict(get_architecture(key).defaults).get(option, fallback)
+
+
+def architectures_with(option: str) -> list[str]:
+    """Return the keys of the architectures that take the training option ``option`` (for help texts)."""
+    return [key for key, architecture in ARCHITECTURES.items() if option in architecture.options + architecture.encoding_options]
 
 
 def with_heads(model, config, action_signature):

@@ -18,8 +18,12 @@ class TrainConfig:
     aggregation: str = "smoothmax"  # smoothmax | max | sum | mean
     beta: float = 8.0  # sharpness of the smooth maximum
     share_weights: bool = True  # one set of weights for all rounds (paper)
+    dropout: float = 0.0  # dropout on node embeddings after each layer (gcn, gatv2, gin; Müller et al. grid: 0.1, 0.5)
+    heads: int = 1  # attention heads (gatv2; Müller et al. grid: 1, 2); the embedding size must be a multiple
     loss: str = "l1"  # l1 (paper) | mse
     lr: float = 1e-3  # Adam learning rate
+    lr_patience: int = 0  # halve the learning rate after this many epochs without a lower validation error
+    #                       (Müller et al.: 25); 0: a constant learning rate
     batch_size: int = 32  # states per optimisation step
     max_epochs: int = 500  # upper bound on epochs (evaluation rounds)
     epoch_states: int = 8192  # states drawn per epoch, at most (0: as many as there are training states),
@@ -42,11 +46,14 @@ class TrainConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def encoding_params(self) -> dict:
-        params = {"goal_mode": self.goal_mode}
-        if self.architecture == "rgnn_t":
-            params["t"] = self.t
-        return params
+        """Return the encoding's keyword arguments: the goal mode and the architecture's encoding options."""
+        from up_gnnplan.models import get_architecture
+
+        options = get_architecture(self.architecture).encoding_options
+        return {"goal_mode": self.goal_mode, **{name: getattr(self, name) for name in options}}
 
     def model_params(self) -> dict:
-        return {"hidden": self.hidden, "layers": self.layers, "aggregation": self.aggregation,
-                "beta": self.beta, "share_weights": self.share_weights}
+        """Return the model builder's keyword arguments: the fields its architecture lists as options."""
+        from up_gnnplan.models import get_architecture
+
+        return {name: getattr(self, name) for name in get_architecture(self.architecture).options}

@@ -72,6 +72,9 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         raise ValueError("the dataset has no solvable (non-dead-end) states to train on")
     encoding, model = build(config, dataset.signature, dataset.action_signature, dataset.types)
     optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
+    # Müller et al.'s schedule: halve the learning rate when the validation error stops falling.
+    schedule = (torch.optim.lr_scheduler.ReduceLROnPlateau(optimiser, factor=0.5, patience=config.lr_patience)
+                if config.lr_patience > 0 else None)
     sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng, config.epoch_states)
     # The per-epoch validation error is taken on a fixed sample, so large held-out problems do
     # not dominate the run; the final record reports the whole validation set.
@@ -99,6 +102,8 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         train_seconds += time.perf_counter() - epoch_start
         model.eval()
         val_mae = objective.error(model, encoding, monitor_data, monitor)
+        if schedule is not None:
+            schedule.step(val_mae)
         row = [epoch, round(time.perf_counter() - start, 1), round(float(np.mean(losses)), 4), round(val_mae, 4)]
         if validation_tasks:
             solved, steps_total = policy_validation(model, encoding, validation_tasks, config.policy_steps)

@@ -1,0 +1,13 @@
+"""Message-passing layers (torch), one per module; ``forward`` takes tensors only, so they export to ONNX.
+
+Graphs are given as ``edge_index`` int64 [2, E] (row 0 source, row 1 target) with edge
+features [E, L]; the number of nodes is that of the embeddings. Sums over a node's incoming
+edges are ``scatter_add`` (:mod:`up_gnnplan.models.layers.scatter`), which exports with
+dynamic node and edge counts.
+"""
+
+from up_gnnplan.models.layers.gatv2 import GATv2Layer
+from up_gnnplan.models.layers.gcn import GCNLayer
+from up_gnnplan.models.layers.gin import GINLayer
+
+__all__ = ["GATv2Layer", "GCNLayer", "GINLayer"]
