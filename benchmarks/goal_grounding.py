@@ -213,7 +213,7 @@ def table(args) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["data", "train", "test", "table"])
-    parser.add_argument("domains", nargs="*", choices=sorted(SIZES))
+    parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(SIZES)))
     parser.add_argument("--train-count", type=int, default=3, help="problems per training size and variable count")
     parser.add_argument("--test-count", type=int, default=2, help="problems per test size and variable count")
     parser.add_argument("--goals", type=int, default=24, help="goal variants per training problem")
@@ -223,6 +223,9 @@ def main():
     parser.add_argument("--set", choices=["optimal", "lama"], default="optimal")
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
+    unknown = sorted(set(args.domains) - set(SIZES))
+    if unknown:
+        parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(SIZES))}")
     OUT.mkdir(parents=True, exist_ok=True)
     {"data": data, "train": train, "test": test, "table": table}[args.stage](args)
 
