@@ -9,7 +9,7 @@ For each domain:
    in time is skipped and logged): the first ``--optimal`` of them are extra training data, the
    next ``--optimal`` the validation set that picks the best epoch. Selecting on held-out
    *small* problems favours fitting the training sizes over generalising to larger ones
-   (measured on Blocks: 0/17 against 16/17 greedy coverage, benchmarks/RESULTS.md);
+   (measured on Blocks: 0/17 against 16/17 greedy coverage, benchmarks/HISTORY.md);
 3. ``gnnplan train``, then ``gnnplan export --ship NAME``;
 4. ``gnnplan compare`` of the shipped model's greedy policy against LAMA-first on the domain's
    test problems (``--eval-count`` of them spread over the sizes, 60 s each); the coverage is written into the

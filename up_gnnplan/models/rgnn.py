@@ -27,7 +27,7 @@ def mish(x: torch.Tensor) -> torch.Tensor:
 
     The two are equal (``tanh(log(1 + e^x)) = n / (n + 2)``); onnxruntime runs torch's export
     of Mish (Softplus, Tanh, Mul) 2.6x slower than the exponential form on this machine
-    (benchmarks/RESULTS.md), and Softplus was 40% of the time of a batch of 64 states.
+    (benchmarks/HISTORY.md), and Softplus was 40% of the time of a batch of 64 states.
     Arguments are capped at 20 before the exponential (there the ratio is 1 to float precision).
     """
     if torch.onnx.is_in_onnx_export():
@@ -87,7 +87,7 @@ class TableAggregator:
     with the index of an extra message row; each layer then gathers its messages into
     [N, D, d] and reduces over D. onnxruntime runs a ScatterElements with a reduction element
     by element, and the two per layer were 35% of the time of a batch of 8 Blocks states
-    (benchmarks/RESULTS.md); a Gather copies whole rows. Targets outside [0, N) (the dummy
+    (benchmarks/HISTORY.md); a Gather copies whole rows. Targets outside [0, N) (the dummy
     node of the packed layout) are left out. Sums may differ from :class:`Aggregator`'s by
     float rounding, since the messages are added in another order.
     """
