@@ -27,6 +27,8 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     problems (``--count``, spread over the sizes, ``--timeout`` each; the shipped model's rows on
     testing/easy are taken from the zoo run, see ``_reuse_zoo``), one compare run per
     model into ``coverage/DOMAIN/MODEL/``; then one table.
+``report``
+    writes ``report.md``: the training, step-time and coverage tables.
 ``ship DOMAIN... --heads SPEC``
     exports SPEC's model of each domain into the shipped models under the domain's name and
     records its coverage (from ``coverage``) in the index.
@@ -268,6 +270,44 @@ def ship(args) -> None:
         print(name, entry["coverage"] if parts else "not measured")
 
 
+def report(args) -> None:
+    """Write ``report.md``: the training, step-time and coverage tables from the stages' JSON files."""
+    training, steps_, cover = _read(OUT / "training.json"), _read(OUT / "steps.json"), _read(OUT / "coverage.json")
+    lines = ["## Training (same data and minutes per domain)", "",
+             "| domain | head | states trained | states/s | epochs | minutes to the best epoch | validation |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for key, row in training.items():
+        name, spec = key.split("/", 1)
+        v = row["validation"]
+        shown = (f"best action optimal in {100 * v['best_action_optimal']:.0f}% of {v['action_states']} states"
+                 if "best_action_optimal" in v else f"MAE {v['mae']:.3f}, within 0.5: {100 * v['within_0.5']:.0f}%")
+        lines.append(f"| {name} | {spec} | {row['states_trained']:,} | {row['train_states_per_second']:g} | {row['epochs']} | "
+                     f"{row['minutes_to_best_epoch']:g} | {shown} |")
+    lines += ["", "## Time per step (largest testing/easy task)", "",
+              "| domain | problem | objects | successors/step | value policy ms/step | action policy ms/step | ratio |",
+              "|---|---|---:|---:|---:|---:|---:|"]
+    for name, row in steps_.items():
+        lines.append(f"| {name} | {row['problem']} | {row['objects']} | {row['value']['evaluated_per_step']:g} | "
+                     f"{row['value']['ms_per_step']:g} | {row['action']['ms_per_step']:g} | {row['ratio']:g}x |")
+    from up_gnnplan.compare import read_results
+
+    labels = ["lama-first", "wl-goose", "shipped-value", "logits", "logits-auto"]
+    lines += ["", "## Coverage (60 s per task) and plan length", "",
+              "| test set | LAMA-first | WL-GOOSE | shipped value model (policy) | action policy | action model, default mode "
+              "| plan length / LAMA-first's (default mode, both solved) |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for key, row in cover.items():
+        cells = [f"{row[k]['solved']}/{row[k]['tasks']}" if k in row else "" for k in labels]
+        ours = {r["problem"]: r for r in read_results(OUT / "coverage" / key / "logits-auto" / "results.jsonl")}
+        lama = {r["problem"]: r for r in read_results(OUT / "coverage" / key / "lama-first" / "results.jsonl")}
+        ratios = [ours[p]["plan_length"] / lama[p]["plan_length"] for p in ours
+                  if ours[p]["solved"] and p in lama and lama[p]["solved"] and lama[p]["plan_length"]]
+        cells.append(f"{sum(ratios) / len(ratios):.2f} ({len(ratios)} tasks)" if ratios else "")
+        lines.append(f"| {key} | " + " | ".join(cells) + " |")
+    (OUT / "report.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def _reuse_zoo(name: str, tests, out: Path) -> bool:
     """Copy the shipped model's policy rows of the zoo evaluation (same tasks, 60 s, same models) into ``out``.
 
@@ -299,8 +339,8 @@ def _write(path: Path, data: dict) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["train", "steps", "larger", "coverage", "ship"])
-    parser.add_argument("domains", nargs="+", choices=sorted(DOMAINS))
+    parser.add_argument("stage", choices=["train", "steps", "larger", "coverage", "ship", "report"])
+    parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(DOMAINS)))
     parser.add_argument("--heads", nargs="+", default=["value", "logits", "q"],
                         help="model specs: HEAD (an R-GNN with that --head) or ARCH:HEAD (e.g. typed_policy:logits)")
     parser.add_argument("--minutes", type=float, default=6.0, help="training budget of each head")
@@ -317,8 +357,12 @@ def main():
     parser.add_argument("--rerun-shipped", action="store_true",
                         help="run the shipped model's policy again instead of taking its rows from benchmarks/zoo/eval")
     args = parser.parse_args()
+    unknown = sorted(set(args.domains) - set(DOMAINS))
+    if unknown:
+        parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(DOMAINS))}")
     OUT.mkdir(parents=True, exist_ok=True)
-    {"train": train, "steps": steps, "larger": larger_problems, "coverage": coverage, "ship": ship}[args.stage](args)
+    {"train": train, "steps": steps, "larger": larger_problems, "coverage": coverage, "ship": ship,
+     "report": report}[args.stage](args)
 
 
 if __name__ == "__main__":
