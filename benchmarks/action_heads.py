@@ -267,7 +267,7 @@ def ship(args) -> None:
                 entry["coverage"] = " ".join(parts) or "not measured"
                 entry.pop("more_coverage", None)
         index.write_text(json.dumps(data, indent=1) + "\n")
-        print(name, entry["coverage"] if parts else "not measured")
+        print(name, " ".join(parts) or "not measured")
 
 
 def report(args) -> None:

@@ -25,12 +25,25 @@ from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import LimitReached, Limits
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
 from up_gnnplan.states.actions import ActionRows
-from up_gnnplan.states.successors import is_goal
+from up_gnnplan.states.successors import CHUNK_ACTIONS, is_goal
 
 
-def _score(scorer, inputs, rows, state, actions) -> np.ndarray:
-    schema, args = rows(actions)
-    return np.asarray(scorer(inputs([state])[0], ActionInput(schema, args)), dtype=np.float64)
+# Actions scored per scorer call: a Childsnack state of 189 objects has 130,575 applicable actions;
+# scoring them in parts of this size lets the limits be checked in between (each part re-embeds
+# the state, a few ms against the part's scoring).
+SCORE_CHUNK = 16384
+
+
+def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str) -> np.ndarray:
+    """Return the preferences of ``actions`` in ``state``, scored in parts with the limits checked between."""
+    state_input = inputs([state])[0]
+    scores = np.empty(len(actions), dtype=np.float64)
+    for start in range(0, len(actions), SCORE_CHUNK):
+        if start:
+            limits.check(f"while scoring the {len(actions):,} applicable actions of {step} ({start:,} scored)")
+        schema, args = rows(actions[start:start + SCORE_CHUNK])
+        scores[start:start + SCORE_CHUNK] = np.asarray(scorer(state_input, ActionInput(schema, args)), dtype=np.float64)
+    return scores
 
 
 def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: float | None = None,
@@ -52,8 +65,9 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
             limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
             chosen = None
             if actions:
-                preferences = _score(scorer, inputs, rows, state, actions)
+                preferences = _score(scorer, inputs, rows, state, actions, limits, f"step {step + 1}")
                 evaluated += len(actions)
+                limits.check(f"after scoring the {len(actions):,} applicable actions of step {step + 1}")
                 for j in np.argsort(-preferences, kind="stable").tolist():
                     successor, step_cost = actions[j].apply(state, return_cost=True)
                     if successor.get_index() not in visited:
@@ -104,9 +118,13 @@ def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: 
             actions = state.generate_applicable_actions()
             if not actions:
                 continue
-            surprise = -_log_softmax(_score(scorer, inputs, rows, state, actions))
+            where = f"expansion {expanded}"
+            limits.check(f"after generating the {len(actions):,} applicable actions of {where}")
+            surprise = -_log_softmax(_score(scorer, inputs, rows, state, actions, limits, where))
             evaluated += len(actions)
-            for action, extra in zip(actions, surprise.tolist()):
+            for j, (action, extra) in enumerate(zip(actions, surprise.tolist())):
+                if j % CHUNK_ACTIONS == 0:
+                    limits.check(f"while making the {len(actions):,} successors of {where} ({j:,} made)")
                 child, step_cost = action.apply(state, return_cost=True)
                 if child.get_index() not in parents:
                     parents[child.get_index()] = (state.get_index(), action, step_cost)
