@@ -62,13 +62,13 @@ def main():
     warnings.formatwarning = _warning_line
 
 
-def _layer_defaults() -> str:
-    """Return the architectures' own --layers defaults, e.g. ``4 for gcn, gatv2, gin (one set of weights per layer)``."""
+def _option_defaults(option: str, note: str = "") -> str:
+    """Return the architectures' own defaults of a training option, e.g. ``4 for gcn, gatv2, gin`` (each + ``note``)."""
     by_value: dict = {}
     for key in ARCHITECTURES:
-        if "layers" in dict(ARCHITECTURES[key].defaults):
-            by_value.setdefault(option_default(key, "layers", None), []).append(key)
-    return "; ".join(f"{value} for {', '.join(keys)} (one set of weights per layer)" for value, keys in by_value.items())
+        if option in dict(ARCHITECTURES[key].defaults):
+            by_value.setdefault(option_default(key, option, None), []).append(key)
+    return "; ".join(f"{value} for {', '.join(keys)}{note}" for value, keys in by_value.items())
 
 
 def _bundled_example(name: str) -> list[str]:
@@ -198,13 +198,15 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--goal-mode", type=click.Choice(["separate", "achieved"]), default="separate", show_default=True)
 @click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
 @click.option("--layers", type=click.IntRange(min=1), default=None,
-              help=f"Message-passing rounds [default: 30 (weights shared across rounds); {_layer_defaults()}].")
+              help="Message-passing rounds [default: 30 (weights shared across rounds); "
+                   f"{_option_defaults('layers', ' (one set of weights per layer)')}].")
 @click.option("--aggregation", type=click.Choice(["smoothmax", "max", "sum", "mean"]), default="smoothmax", show_default=True,
               help=f"Message aggregation (--arch {', '.join(architectures_with('aggregation'))}).")
 @click.option("--dropout", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0, show_default=True,
               help=f"Dropout after each layer in training (--arch {', '.join(architectures_with('dropout'))}).")
-@click.option("--heads", type=click.IntRange(min=1), default=1, show_default=True,
-              help=f"Attention heads; --hidden must be a multiple (--arch {', '.join(architectures_with('heads'))}).")
+@click.option("--heads", type=click.IntRange(min=1), default=None,
+              help=f"Attention heads; --hidden must be a multiple (--arch {', '.join(architectures_with('heads'))}) "
+                   f"[default: 1; {_option_defaults('heads')}].")
 @click.option("--loss", type=click.Choice(["l1", "mse"]), default=None,
               help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.).")
 @click.option("--lr", type=float, default=1e-3, show_default=True, help="Adam learning rate.")
@@ -220,6 +222,11 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--validation-fraction", type=float, default=0.2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="Torch threads (1 is fastest on small graphs).")
+@click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
+              help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU. Under torchrun, auto and "
+                   "cuda give each process its own GPU.")
+@click.option("--amp", is_flag=True,
+              help="Mixed precision: forward pass and loss in bfloat16 (torch.autocast); compare the validation error.")
 @click.option("--validation-dataset", "validation_datasets", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Repeatable. Choose the best epoch on this dataset (e.g. larger instances labelled with --method optimal) "
                    "and train on all of DATASETS.")
@@ -233,6 +240,9 @@ def generate(domain_name, output, count, seed, params):
 def train(datasets, output, validation_datasets, validation_problems, validation_domain, **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
 
+    Started by torchrun, the processes train together (DistributedDataParallel) and rank 0
+    alone shows progress and writes the checkpoint.
+
     Example: gnnplan train blocks.npz -o blocks.pt --arch rgnn --max-seconds 300
     """
     try:
@@ -243,11 +253,19 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.training import TrainConfig
     from up_gnnplan.training.checkpoint import save_checkpoint
+    from up_gnnplan.training.devices import autocast, resolve_device
+    from up_gnnplan.training.distributed import process_rank
     from up_gnnplan.training.loop import train as run
 
+    try:  # refuse a device that cannot be had before loading anything
+        autocast(resolve_device(options["device"]), options["amp"])
+    except GnnplanError as error:
+        _fail(error)
+    main_process = process_rank() == 0
     loss = options.pop("loss")
-    if options["layers"] is None:
-        options["layers"] = option_default(options["architecture"], "layers", TrainConfig.layers)
+    for option in ("layers", "heads"):  # the architecture's own default where it has one
+        if options[option] is None:
+            options[option] = option_default(options["architecture"], option, getattr(TrainConfig, option))
     try:
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:
@@ -267,7 +285,7 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
-                  TimeElapsedColumn(), disable=not sys.stderr.isatty(), transient=True) as bar:
+                  TimeElapsedColumn(), disable=not (sys.stderr.isatty() and main_process), transient=True) as bar:
         task = bar.add_task("training", total=config.max_epochs, info="")
 
         def on_epoch(epoch, loss, val, best):
@@ -277,6 +295,8 @@ def train(datasets, output, validation_datasets, validation_problems, validation
             model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks)
         except (GnnplanError, ValueError) as error:  # e.g. a head the architecture or the dataset cannot serve
             _fail(error)
+    if not main_process:
+        return  # rank 0 writes and reports
     record["datasets"] = [str(p) for p in datasets]
     record["validation_datasets"] = list(validation_datasets)
     record["validation_problem_files"] = list(validation_problems)

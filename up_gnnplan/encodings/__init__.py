@@ -5,6 +5,7 @@ to import is an error, never a silently missing architecture.
 """
 
 from up_gnnplan.encodings.base import Encoding, StateInput
+from up_gnnplan.encodings.edge_transformer import EdgeTransformerEncoding
 from up_gnnplan.encodings.muller import MullerEncoding
 from up_gnnplan.encodings.ploi import PloiEncoding
 from up_gnnplan.encodings.rgnn import RGNNEncoding
@@ -12,7 +13,8 @@ from up_gnnplan.encodings.rgnn_t import RGNNTEncoding
 from up_gnnplan.encodings.typed_policy import TypedPolicyEncoding
 
 ENCODINGS: dict[str, type[Encoding]] = {
-    cls.name: cls for cls in (RGNNEncoding, RGNNTEncoding, PloiEncoding, TypedPolicyEncoding, MullerEncoding)
+    cls.name: cls for cls in (RGNNEncoding, RGNNTEncoding, PloiEncoding, TypedPolicyEncoding, MullerEncoding,
+                          EdgeTransformerEncoding)
 }
 
 

@@ -73,6 +73,12 @@ def _muller(layer, encoding, **params):
     return MullerGNN(layer, schema["node_features"], schema["edge_labels"], **params)
 
 
+def _edge_transformer(encoding, **params):
+    from up_gnnplan.models.edge_transformer import EdgeTransformer
+
+    return EdgeTransformer(encoding.schema()["pair_features"], **params)
+
+
 ARCHITECTURES: dict[str, Architecture] = {
     "rgnn": Architecture("rgnn", "rgnn", _relational, "R-GNN: objects exchange messages through atoms (Ståhlberg et al. 2024 §3.4)",
                          action_heads=True),
@@ -91,6 +97,10 @@ ARCHITECTURES: dict[str, Architecture] = {
     "gin": Architecture("gin", "muller", partial(_muller, "gin"),
                         "GIN with every layer's readout on the graph of object, atom and goal-atom nodes (Müller et al. 2024)",
                         options=("hidden", "layers", "dropout"), defaults=(("layers", 4),)),
+    "edge_transformer": Architecture("edge_transformer", "edge_transformer", _edge_transformer,
+                                     "Edge Transformer: object-pair embeddings, triangular attention, O(n^3) per layer, "
+                                     "states of at most 128 objects (Ståhlberg et al. 2024 §6)",
+                                     options=("hidden", "layers", "heads", "share_weights"), defaults=(("heads", 8),)),
 }
 
 

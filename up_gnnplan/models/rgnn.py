@@ -229,8 +229,10 @@ class RelationalGNN(nn.Module):
                 if members:
                     atoms = torch.cat([relations[r] for r in members])
                     # Atom i of relation members[j] gets local index j; ``active`` maps j to its slot.
-                    local = torch.cat([torch.full((relations[r].shape[0],), j, dtype=torch.long) for j, r in enumerate(members)])
-                    active = torch.tensor([self.relation_mlps[0].slot[r] for r in members], dtype=torch.long)
+                    local = torch.cat([torch.full((relations[r].shape[0],), j, dtype=torch.long, device=atoms.device)
+                                       for j, r in enumerate(members)])
+                    active = torch.tensor([self.relation_mlps[0].slot[r] for r in members], dtype=torch.long,
+                                          device=atoms.device)
                     groups.append((a, atoms, local, active))
             targets = torch.cat([atoms.reshape(-1) for _, atoms, _, _ in groups]) if groups else node_graph[:0]
             step = lambda h, nets: torch.cat(  # noqa: E731

@@ -1,7 +1,9 @@
 """Self-describing checkpoints: config, encoding, signature, record and weights in one file.
 
 Checkpoints hold only tensors and plain Python values, so they load with
-``torch.load(..., weights_only=True)``: no pickled code is ever executed.
+``torch.load(..., weights_only=True)``: no pickled code is ever executed. The weights are written
+from the CPU and read onto the CPU (``map_location``), so a checkpoint trained on a GPU loads,
+exports and runs on a machine without one.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def types_of(encoding_config: dict):
 
 
 def save_checkpoint(path, model, encoding, config, record: dict, domain: str) -> Path:
-    """Write a checkpoint to ``path``."""
+    """Write a checkpoint to ``path`` (the weights as CPU tensors, wherever ``model`` is)."""
     import torch
 
     path = Path(path)
@@ -62,7 +64,7 @@ def save_checkpoint(path, model, encoding, config, record: dict, domain: str) ->
             "schema": encoding.schema(),
             "actions": model.actions.to_json() if hasattr(model, "actions") else None,
             "record": record,
-            "state_dict": model.state_dict(),
+            "state_dict": {name: tensor.cpu() for name, tensor in model.state_dict().items()},
         },
         path,
     )

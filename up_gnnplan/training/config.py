@@ -36,6 +36,10 @@ class TrainConfig:
     #                          on 12-16 blocks, 500 made failing runs cost ~40 s per epoch, 150 ~10 s
     seed: int = 0  # seeds torch, numpy and the batch sampler
     threads: int = 1  # torch intra-op threads (1 is fastest on small graphs)
+    device: str = "auto"  # auto (the first CUDA device torch sees, else the CPU) | cpu | cuda | cuda:N;
+    #                       under torchrun, auto and cuda take the process's own GPU (LOCAL_RANK)
+    amp: bool = False  # mixed precision: forward and loss in bfloat16 under torch.autocast (weights,
+    #                    optimiser and validation in float32); off by default, as it has to keep the validation error
 
     def to_dict(self) -> dict:
         return asdict(self)

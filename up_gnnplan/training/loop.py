@@ -1,7 +1,9 @@
 """The training loop: Adam on the objective of the model's heads, early stopping on validation error.
 
 The objective (:mod:`up_gnnplan.training.objectives`) is the paper's L1 regression of V* for
-value models, and the action head's cross-entropy or Q regression for action models.
+value models, and the action head's cross-entropy or Q regression for action models. Training
+runs on ``config.device`` (:mod:`up_gnnplan.training.devices`), and across processes when
+started by torchrun (:mod:`up_gnnplan.training.distributed`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from up_gnnplan.datasets.store import check_signature
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, split
-from up_gnnplan.training.objectives import ActionObjective, make_objective, outputs, predict  # noqa: F401  (predict re-exported)
+from up_gnnplan.training.devices import autocast, device_of, resolve_device
+from up_gnnplan.training.distributed import ProcessGroup
+from up_gnnplan.training.objectives import (  # noqa: F401  (predict re-exported)
+    ActionObjective, make_objective, outputs, predict, to_tensors)
 
 
 def seed_everything(seed: int, threads: int) -> None:
@@ -46,11 +51,27 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     success on larger problems is what is wanted. The policy runs count against max_seconds.
 
     ``on_epoch(epoch, train_loss, val_mae, best_val_mae)`` is called after every epoch (the
-    CLI shows it in a progress bar). The returned model has the weights of the best epoch.
+    CLI shows it in a progress bar). The returned model has the weights of the best epoch and is
+    on the CPU, whatever ``config.device`` it was trained on.
+
+    Started by torchrun, every process calls this with the same arguments; they train together
+    (:mod:`up_gnnplan.training.distributed`), rank 0 alone evaluates and calls ``on_epoch``, and
+    the other ranks return None for the record.
     """
+    config = config or TrainConfig()
+    group = ProcessGroup.from_environment()
+    device = resolve_device(config.device, group.local_rank)
+    if config.batch_size < group.world_size:
+        raise ValueError(f"--batch-size {config.batch_size} leaves some of the {group.world_size} processes without states")
+    with group.joined(device):
+        return _train(dataset, config, on_epoch, validation, validation_tasks, group)
+
+
+def _train(dataset, config, on_epoch, validation, validation_tasks, group):
+    """Do :func:`train`'s work as one process of ``group``, on its device."""
     import torch
 
-    config = config or TrainConfig()
+    device = group.device
     seed_everything(config.seed, config.threads)
     rng = np.random.default_rng(config.seed)
     objective = make_objective(config, dataset)
@@ -71,6 +92,10 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     if len(train_idx) == 0:
         raise ValueError("the dataset has no solvable (non-dead-end) states to train on")
     encoding, model = build(config, dataset.signature, dataset.action_signature, dataset.types)
+    model.to(device)
+    replica = group.replicate(model)  # the model itself, or its DistributedDataParallel wrapper
+    if group.world_size > 1:
+        torch.manual_seed(config.seed + group.rank)  # same initial weights, but each process its own dropout
     optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
     # Müller et al.'s schedule: halve the learning rate when the validation error stops falling.
     schedule = (torch.optim.lr_scheduler.ReduceLROnPlateau(optimiser, factor=0.5, patience=config.lr_patience)
@@ -91,38 +116,45 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         losses = []
         epoch_start = time.perf_counter()
         for batch in sampler.epoch():
-            loss = objective.loss(model, encoding, dataset, batch)
+            part, weight = group.share(batch)
+            with autocast(device, config.amp):
+                loss = objective.loss(replica, encoding, dataset, part) * weight
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             losses.append(loss.item())
             steps += 1
-            if time.perf_counter() - start > config.max_seconds:
-                break  # the budget holds within an epoch too: large datasets have long epochs
+            # The budget holds within an epoch too (large datasets have long epochs); rank 0's clock decides.
+            if group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
+                break
         train_seconds += time.perf_counter() - epoch_start
+        train_loss = group.mean(float(np.mean(losses)))  # the weighted shares average to the global batches' loss
         model.eval()
-        val_mae = objective.error(model, encoding, monitor_data, monitor)
+        if group.is_main:
+            score = _score(model, encoding, objective, monitor_data, monitor, validation_tasks, config)
+        else:
+            score = (0.0,) * (3 if validation_tasks else 1)  # a placeholder: rank 0's score is everyone's
+        score = group.from_main(score)
+        val_mae = score[-1]
         if schedule is not None:
             schedule.step(val_mae)
-        row = [epoch, round(time.perf_counter() - start, 1), round(float(np.mean(losses)), 4), round(val_mae, 4)]
-        if validation_tasks:
-            solved, steps_total = policy_validation(model, encoding, validation_tasks, config.policy_steps)
-            score = (-solved, steps_total, val_mae)
-            row += [solved, steps_total]
-        else:
-            score = (val_mae,)
+        row = [epoch, round(time.perf_counter() - start, 1), round(train_loss, 4), round(val_mae, 4)]
+        row += [int(-score[0]), int(score[1])] if validation_tasks else []
         if score < best[0]:
             best = (score, epoch, copy.deepcopy(model.state_dict()))
         curve.append(row)
-        if on_epoch is not None:
-            on_epoch(epoch, float(np.mean(losses)), val_mae, best[0][-1])
-        if epoch - best[1] >= config.patience or time.perf_counter() - start > config.max_seconds:
+        if on_epoch is not None and group.is_main:
+            on_epoch(epoch, train_loss, val_mae, best[0][-1])
+        if epoch - best[1] >= config.patience or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
             break
     seconds = time.perf_counter() - start
     model.load_state_dict(best[2])
-    model.eval()
+    model.cpu().eval()
+    if not group.is_main:
+        return model, encoding, None
     record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds,
                      objective)
+    record.update(device=str(device), world_size=group.world_size, distributed_backend=group.backend)
     record["curve"] = curve  # [epoch, seconds, loss, validation error(, policy solved, policy steps)]
     record["error_name"] = objective.error_name
     if validation_tasks:
@@ -132,6 +164,16 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
                                        "steps": int(steps_total), "step_limit": config.policy_steps}
     record["train_states_per_second"] = round(steps * config.batch_size / max(train_seconds, 1e-9), 1)
     return model, encoding, record
+
+
+def _score(model, encoding, objective, data, indices, validation_tasks, config) -> tuple:
+    """Return the epoch's score, lower is better: (validation error,), or (-solved, steps, validation error)
+    with validation tasks."""
+    val_mae = objective.error(model, encoding, data, indices)
+    if not validation_tasks:
+        return (val_mae,)
+    solved, steps_total = policy_validation(model, encoding, validation_tasks, config.policy_steps)
+    return (-solved, steps_total, val_mae)
 
 
 def policy_validation(model, encoding, tasks, max_steps: int) -> tuple[int, int]:
@@ -205,8 +247,8 @@ class TorchValueFunction:
         import torch
 
         with torch.no_grad():
-            return outputs(self.model, self.model(*[torch.from_numpy(feed[name])
-                                                   for name in self.encoding.input_names()]))["value"].numpy()
+            tensors = to_tensors([feed[name] for name in self.encoding.input_names()], device_of(self.model))
+            return outputs(self.model, self.model(*tensors))["value"].float().cpu().numpy()
 
     def __call__(self, inputs) -> np.ndarray:
         return self.run(self.prepare(inputs))
@@ -227,8 +269,9 @@ class TorchActionScorer:
         from up_gnnplan.models.heads import preferences
 
         feed, order = encode_actions(self.actions, [actions], [state.num_objects])
-        tensors = [torch.from_numpy(a) for a in (self.encoding.encode([state])[n] for n in self.encoding.input_names())]
-        tensors += [torch.from_numpy(feed[f"action_{k}"]) for k in range(len(self.actions))]
+        states = self.encoding.encode([state])
+        tensors = to_tensors([states[n] for n in self.encoding.input_names()]
+                             + [feed[f"action_{k}"] for k in range(len(self.actions))], device_of(self.model))
         with torch.no_grad():
-            scores = outputs(self.model, self.model(*tensors))["scores"].numpy()[order]
+            scores = outputs(self.model, self.model(*tensors))["scores"].float().cpu().numpy()[order]
         return preferences(scores, self.kind)

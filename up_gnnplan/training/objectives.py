@@ -21,6 +21,7 @@ import numpy as np
 
 from up_gnnplan.encodings.actions import ActionInput, encode_actions
 from up_gnnplan.training.data import state_inputs
+from up_gnnplan.training.devices import device_of
 
 
 def outputs(model, result) -> dict:
@@ -30,11 +31,17 @@ def outputs(model, result) -> dict:
     return dict(zip(names, result))
 
 
-def state_tensors(encoding, inputs) -> list:
+def state_tensors(encoding, inputs, device=None) -> list:
+    """Return the model's input tensors of a batch of states, on ``device`` (default: the CPU)."""
+    batch = encoding.encode(inputs)
+    return to_tensors([batch[name] for name in encoding.input_names()], device)
+
+
+def to_tensors(arrays, device=None) -> list:
+    """Return numpy ``arrays`` as torch tensors on ``device``; on the CPU they share the arrays' memory."""
     import torch
 
-    batch = encoding.encode(inputs)
-    return [torch.from_numpy(batch[name]) for name in encoding.input_names()]
+    return [torch.from_numpy(a).to(device) if device is not None else torch.from_numpy(a) for a in arrays]
 
 
 def predict(model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
@@ -44,12 +51,15 @@ def predict(model, encoding, dataset, indices, batch_size: int = 256) -> np.ndar
     """
     import torch
 
-    no_actions = [torch.zeros((0, 1 + a), dtype=torch.long) for a in model.actions.arities] if hasattr(model, "actions") else []
+    device = device_of(model)
+    no_actions = ([torch.zeros((0, 1 + a), dtype=torch.long, device=device) for a in model.actions.arities]
+                  if hasattr(model, "actions") else [])
     out = []
     with torch.no_grad():
         for start in range(0, len(indices), batch_size):
             chunk = indices[start:start + batch_size]
-            out.append(outputs(model, model(*state_tensors(encoding, state_inputs(dataset, chunk)), *no_actions))["value"].numpy())
+            value = outputs(model, model(*state_tensors(encoding, state_inputs(dataset, chunk), device), *no_actions))["value"]
+            out.append(value.float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0)
 
 
@@ -67,10 +77,10 @@ class ValueObjective:
         return indices
 
     def loss(self, model, encoding, dataset, batch):
-        import torch
-
-        target = torch.from_numpy(dataset.value[batch].astype(np.float32))
-        return self.loss_fn(outputs(model, model(*state_tensors(encoding, state_inputs(dataset, batch))))["value"], target)
+        device = device_of(model)
+        (target,) = to_tensors([dataset.value[batch].astype(np.float32)], device)
+        return self.loss_fn(outputs(model, model(*state_tensors(encoding, state_inputs(dataset, batch), device)))["value"],
+                            target)
 
     def error(self, model, encoding, dataset, indices) -> float:
         return float(np.abs(predict(model, encoding, dataset, indices) - dataset.value[indices]).mean())
@@ -111,36 +121,37 @@ class ActionObjective(ValueObjective):
         return schema, args, q, optimal, known
 
     def batch(self, dataset, encoding, model, indices):
-        """Return (model inputs, per-action state position, Q targets, optimal, known) of a batch of states."""
-        import torch
+        """Return (model inputs, per-action state position, Q targets, optimal, known) of a batch of states.
 
+        The model inputs, the order and the state positions are tensors on the model's device; the
+        targets and masks are numpy arrays.
+        """
+        device = device_of(model)
         inputs = state_inputs(dataset, indices)
         parts = [self._targets(dataset, i) for i in indices]
         actions = [ActionInput(schema, args) for schema, args, _, _, _ in parts]
         feed, order = encode_actions(model.actions, actions, [s.num_objects for s in inputs])
-        tensors = state_tensors(encoding, inputs) + [torch.from_numpy(feed[f"action_{k}"]) for k in range(len(feed))]
+        tensors = state_tensors(encoding, inputs, device) + to_tensors([feed[f"action_{k}"] for k in range(len(feed))], device)
         state_of = np.concatenate([np.full(len(a), b) for b, a in enumerate(actions)])
         q = np.concatenate([p[2] for p in parts]).astype(np.float32)
         optimal = np.concatenate([p[3] for p in parts])
         known = np.concatenate([p[4] for p in parts])
-        return tensors, torch.from_numpy(order), torch.from_numpy(state_of), q, optimal, known
+        return tensors, *to_tensors([order, state_of], device), q, optimal, known
 
     def loss(self, model, encoding, dataset, batch):
-        import torch
-
         tensors, order, state_of, q, optimal, known = self.batch(dataset, encoding, model, batch)
+        optimal, known, q = to_tensors([optimal, known, q], order.device)
         out = outputs(model, model(*tensors))
         scores = out["scores"][order]
         if self.kind == "logits":
             n = len(batch)
             everything = segment_logsumexp(scores, state_of, n)
-            best = segment_logsumexp(scores.masked_fill(~torch.from_numpy(optimal), -1e30), state_of, n)
+            best = segment_logsumexp(scores.masked_fill(~optimal, -1e30), state_of, n)
             loss = (everything - best).mean()
         else:
-            mask = torch.from_numpy(known)
-            loss = self.loss_fn(scores[mask], torch.from_numpy(q)[mask])
+            loss = self.loss_fn(scores[known], q[known])
         if self.value:
-            target = torch.from_numpy(dataset.value[batch].astype(np.float32))
+            (target,) = to_tensors([dataset.value[batch].astype(np.float32)], order.device)
             loss = loss + self.loss_fn(out["value"], target)
         return loss
 
@@ -153,9 +164,9 @@ class ActionObjective(ValueObjective):
             for start in range(0, len(indices), batch_size):
                 chunk = indices[start:start + batch_size]
                 tensors, order, state_of, _, optimal, _ = self.batch(dataset, encoding, model, chunk)
-                scores = outputs(model, model(*tensors))["scores"][order].numpy()
+                scores = outputs(model, model(*tensors))["scores"][order].float().cpu().numpy()
                 prefs = scores if self.kind == "logits" else -scores
-                state_of = state_of.numpy()
+                state_of = state_of.cpu().numpy()
                 for b in range(len(chunk)):
                     rows = np.flatnonzero(state_of == b)
                     hits.append(bool(optimal[rows[int(np.argmax(prefs[rows]))]]))
@@ -180,8 +191,9 @@ def segment_logsumexp(x, segment, count: int):
     """Return ``log sum exp`` of ``x`` within each of ``count`` segments (``segment[i]`` is x[i]'s)."""
     import torch
 
-    top = torch.full((count,), -1e30, dtype=x.dtype).scatter_reduce(0, segment, x, reduce="amax", include_self=True)
-    total = torch.zeros((count,), dtype=x.dtype).scatter_add(0, segment, torch.exp(x - top[segment]))
+    top = torch.full((count,), -1e30, dtype=x.dtype, device=x.device).scatter_reduce(0, segment, x, reduce="amax",
+                                                                                       include_self=True)
+    total = torch.zeros((count,), dtype=x.dtype, device=x.device).scatter_add(0, segment, torch.exp(x - top[segment]))
     return top + torch.log(total)
 
 
