@@ -272,7 +272,19 @@ def ship(args) -> None:
 
 def report(args) -> None:
     """Write ``report.md``: the training, step-time and coverage tables from the stages' JSON files."""
-    training, steps_, cover = _read(OUT / "training.json"), _read(OUT / "steps.json"), _read(OUT / "coverage.json")
+    training, steps_ = _read(OUT / "training.json"), _read(OUT / "steps.json")
+    # The coverage counts come from the results files themselves (coverage.json is a convenience
+    # written by each coverage run, and two runs at once can overwrite each other's rows).
+    from up_gnnplan.compare import read_results
+
+    cover = {}
+    for folder in sorted((OUT / "coverage").iterdir()):
+        for run_dir in sorted(folder.iterdir()):
+            records = read_results(run_dir / "results.jsonl")
+            if records:
+                cover.setdefault(folder.name, {})[run_dir.name] = {
+                    "solved": sum(1 for r in records if r["solved"] and r["valid"]), "tasks": len(records)}
+    _write(OUT / "coverage.json", cover)
     lines = ["## Training (same data and minutes per domain)", "",
              "| domain | head | states trained | states/s | epochs | minutes to the best epoch | validation |",
              "|---|---|---:|---:|---:|---:|---|"]
@@ -289,8 +301,6 @@ def report(args) -> None:
     for name, row in steps_.items():
         lines.append(f"| {name} | {row['problem']} | {row['objects']} | {row['value']['evaluated_per_step']:g} | "
                      f"{row['value']['ms_per_step']:g} | {row['action']['ms_per_step']:g} | {row['ratio']:g}x |")
-    from up_gnnplan.compare import read_results
-
     labels = ["lama-first", "wl-goose", "shipped-value", "logits", "logits-auto"]
     lines += ["", "## Coverage (60 s per task) and plan length", "",
               "| test set | LAMA-first | WL-GOOSE | shipped value model (policy) | action policy | action model, default mode "
