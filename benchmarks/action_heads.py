@@ -302,10 +302,13 @@ def report(args) -> None:
         lines.append(f"| {name} | {row['problem']} | {row['objects']} | {row['value']['evaluated_per_step']:g} | "
                      f"{row['value']['ms_per_step']:g} | {row['action']['ms_per_step']:g} | {row['ratio']:g}x |")
     labels = ["lama-first", "wl-goose", "shipped-value", "logits", "logits-auto"]
+    titles = ["LAMA-first", "WL-GOOSE", "shipped value model (policy)", "action policy", "action model, default mode"]
+    if any("q" in row for row in cover.values()):  # the Q-value head, where it was trained
+        labels += ["q", "q-auto"]
+        titles += ["Q head: policy", "Q head: default mode"]
     lines += ["", "## Coverage (60 s per task) and plan length", "",
-              "| test set | LAMA-first | WL-GOOSE | shipped value model (policy) | action policy | action model, default mode "
-              "| plan length / LAMA-first's (default mode, both solved) |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+              "| test set | " + " | ".join(titles) + " | plan length / LAMA-first's (logits, default mode, both solved) |",
+              "|---|" + "---:|" * (len(labels) + 1)]
     for key, row in cover.items():
         cells = [f"{row[k]['solved']}/{row[k]['tasks']}" if k in row else "" for k in labels]
         ours = {r["problem"]: r for r in read_results(OUT / "coverage" / key / "logits-auto" / "results.jsonl")}
