@@ -168,3 +168,16 @@ def test_unreachable_goal_variants_get_a_large_finite_cost_and_their_label(data)
 def test_a_goal_without_quantified_variables_is_refused_for_grounding_data(files):
     with pytest.raises(GoalGroundingError, match="no existentially quantified variable"):
         build_grounding_dataset(files / "domain.pddl", [files / "ground.pddl"])
+
+
+def test_mode_ground_params_are_checked_when_the_engine_is_built():
+    from unified_planning.exceptions import UPUsageError
+
+    from up_gnnplan.plugins.engine import GnnplanEngine
+
+    engine = GnnplanEngine(mode="ground", static_filter="false", planner="gnnplan", max_groundings=2)
+    assert engine.grounding == {"grounding_model": None, "static_filter": False, "planner": "gnnplan",
+                                "max_groundings": 2}
+    for bad in ({"static_filter": "maybe"}, {"planner": "lama"}, {"max_groundings": 0}):
+        with pytest.raises(UPUsageError, match=f"param '{next(iter(bad))}' must be"):
+            GnnplanEngine(mode="ground", **bad)
