@@ -48,10 +48,8 @@ DOMAIN_PDDL = """\
     :effect (and (holding ?x) (clear ?y) (not (on ?x ?y)) (not (clear ?x)) (not (arm-empty)))))
 """
 
-BLOCKS_DOMAIN_PDDL = """\
-(define (domain BLOCKS)
-  (:requirements :strips)
-  (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
+# The four operators of the IPC 2000 Blocks domain (also those of exists-blocks), closing the domain.
+BLOCKS_ACTIONS = """\
   (:action pick-up
     :parameters (?x)
     :precondition (and (clear ?x) (ontable ?x) (handempty))
@@ -69,6 +67,12 @@ BLOCKS_DOMAIN_PDDL = """\
     :precondition (and (on ?x ?y) (clear ?x) (handempty))
     :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty)) (not (on ?x ?y)))))
 """
+
+BLOCKS_DOMAIN_PDDL = """\
+(define (domain BLOCKS)
+  (:requirements :strips)
+  (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
+""" + BLOCKS_ACTIONS
 
 Towers = tuple[tuple[int, ...], ...]  # each tower bottom to top; blocks 0..n-1
 

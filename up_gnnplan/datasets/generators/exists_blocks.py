@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from up_gnnplan.datasets.generators.blocksworld import Towers, sample_towers
+from up_gnnplan.datasets.generators.blocksworld import BLOCKS_ACTIONS, Towers, sample_towers
 from up_gnnplan.datasets.generators.exists_common import (
     COLOUR_PREDICATES,
     GOAL_REQUIREMENTS,
@@ -49,23 +49,7 @@ DOMAIN_PDDL = f"""\
   (:requirements :strips {GOAL_REQUIREMENTS})
   (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x)
     {COLOUR_PREDICATES})
-  (:action pick-up
-    :parameters (?x)
-    :precondition (and (clear ?x) (ontable ?x) (handempty))
-    :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
-  (:action put-down
-    :parameters (?x)
-    :precondition (holding ?x)
-    :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)))
-  (:action stack
-    :parameters (?x ?y)
-    :precondition (and (holding ?x) (clear ?y))
-    :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)))
-  (:action unstack
-    :parameters (?x ?y)
-    :precondition (and (on ?x ?y) (clear ?x) (handempty))
-    :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty)) (not (on ?x ?y)))))
-"""
+""" + BLOCKS_ACTIONS
 
 Sample = tuple[Towers, list[str], list[int]]  # configuration, colour per block, witness blocks
 
