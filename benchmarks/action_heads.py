@@ -120,7 +120,7 @@ def steps(args) -> None:
     for name in args.domains:
         objects, problem = largest(name)
         task = load_task(SHARED / DOMAINS[name].domain, problem)
-        value, action = OnnxValueFunction(find_model(task.signature)), OnnxValueFunction(model_file(name, "logits"))
+        value, action = OnnxValueFunction(find_model(task.signature, "value")), OnnxValueFunction(model_file(name, "logits"))
         row = {"problem": problem.name, "objects": objects}
         for label, search, guide in (("value", policy_rollout, value), ("action", action_policy_rollout, action.scorer)):
             search(task, guide, max_steps=1)  # warm-up: sessions, lookup tables
@@ -235,16 +235,18 @@ def coverage(args) -> None:
 def ship(args) -> None:
     """Ship ``--heads``' first spec of each domain as the domain's model, with its coverage next to it.
 
-    The exported file replaces the shipped model of the same name (the value model stays in git
-    history); its entry gets the figures of ``coverage`` (default mode, testing/easy and the
+    The shipped value model of the domain is kept as NAME-value (modes policy and gbfs use it) and
+    the exported file ships as NAME (mode auto and the action modes use it); its entry gets the figures of ``coverage`` (default mode, testing/easy and the
     larger generated set when measured) beside LAMA-first, the replaced model and WL-GOOSE.
     """
     from up_gnnplan.compare import read_results
+    from up_gnnplan.models_zoo import keep_value_model
 
     spec = args.heads[0]
     table = _read(OUT / "coverage.json")
     for name in args.domains:
         checkpoint = model_file(name, spec).with_suffix(".pt")
+        keep_value_model(name)
         run(["gnnplan", "export", checkpoint, "-o", WORK / name / f"{spec.replace(':', '-')}-shipped.onnx",
              "--ship", name], LOG)
         parts = []
@@ -258,7 +260,7 @@ def ship(args) -> None:
             others = ", ".join(f"{label} {row[label]['solved']}/{row[label]['tasks']}"
                                for label in ("lama-first", "shipped-value", "wl-goose") if label in row)
             parts.append(f"{what}, {args.timeout:g} s each: gnnplan (default mode) {solved}/{len(ours)}; {others} "
-                         f"(shipped-value: the value model this one replaced). Per-task results: "
+                         f"(shipped-value: the domain's value model, {name}-value). Per-task results: "
                          f"benchmarks/results/action_heads/coverage/{key}/")
         index = ROOT / "up_gnnplan" / "models_zoo" / "index.json"
         data = json.loads(index.read_text())

@@ -77,9 +77,11 @@ def test_time_limit_holds_when_one_value_step_exceeds_it(gripper400, mode):
 
 @pytest.mark.parametrize("mode", ["action-policy", "policy-best-first", "auto"])
 def test_time_limit_holds_when_one_action_step_exceeds_it(childsnack, mode):
-    """The shipped Childsnack model scores actions: 130,575 of them in the first state."""
+    """The shipped Childsnack model scores actions: 130,575 of them in the first state, over 100,000
+    in the next ones; the limit is reached while one such step is made (which step depends on the
+    machine's speed)."""
     message = solve_within(childsnack, mode)
-    assert "time limit of 2 s reached" in message and "130,575" in message, message
+    assert "time limit of 2 s reached" in message, message
 
 
 def test_time_limit_holds_from_the_command_line(childsnack):
@@ -151,7 +153,7 @@ def test_default_memory_limit_comes_from_the_machine():
 @pytest.fixture(scope="module")
 def blocks_states():
     task = load_task(example("blocksworld"), example("blocksworld", "test-20.pddl"))
-    value_fn = load_value_function(find_model(task.signature))
+    value_fn = load_value_function(find_model(task.signature, "value"))
     frontier, states = [task.initial_state()], []
     while len(states) < 60:  # two levels of successors: states of one task, of similar size
         state = frontier.pop(0)

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from up_gnnplan.cli import main
-from up_gnnplan.models_zoo import entries, find_model, zoo_dir
+from up_gnnplan.models_zoo import ACTION_HEADS, entries, find_model, heads_of, zoo_dir
 from up_gnnplan.runtime import OnnxValueFunction
 from up_gnnplan.states import PredicateSignature
 
@@ -26,16 +26,35 @@ def test_entry_matches_its_file(entry):
     signature = PredicateSignature.from_json(entry["signature"])
     assert runtime.signature == signature
     assert runtime.architecture == entry["architecture"]
-    assert find_model(signature) == path  # found by the predicates of its domain alone
+    need = "actions" if heads_of(entry) in ACTION_HEADS else "value"
+    assert find_model(signature, need) == path  # found by the predicates of its domain and its head alone
     record = entry["training"]
     assert record["command"].startswith("gnnplan train ")
     for key in ("problems", "seed", "minutes", "validation_mae", "torch"):
         assert record.get(key) not in (None, "", []), key
 
 
-def test_signatures_are_unique():
-    signatures = [tuple(map(tuple, e["signature"])) for e in SHIPPED]
-    assert len(signatures) == len(set(signatures))
+def test_a_domain_ships_at_most_one_model_per_kind_of_head():
+    kinds = [(tuple(map(tuple, e["signature"])), heads_of(e) in ACTION_HEADS) for e in SHIPPED]
+    assert len(kinds) == len(set(kinds))
+
+
+def test_mode_auto_takes_the_action_model_and_the_value_modes_the_value_model():
+    """A domain with both kinds ships them both: policy and gbfs still run on it (they need V)."""
+    both = {}
+    for entry in SHIPPED:
+        both.setdefault(tuple(map(tuple, entry["signature"])), []).append(entry)
+    pairs = [entries_ for entries_ in both.values() if len(entries_) == 2]
+    assert pairs, "the domains with an action model keep their value model"
+    for pair in pairs:
+        signature = PredicateSignature.from_json(pair[0]["signature"])
+        action = next(e for e in pair if heads_of(e) in ACTION_HEADS)
+        value = next(e for e in pair if heads_of(e) not in ACTION_HEADS)
+        assert find_model(signature).name == action["file"]
+        assert find_model(signature, "actions").name == action["file"]
+        assert find_model(signature, "value").name == value["file"]
+        assert OnnxValueFunction(zoo_dir() / value["file"]).has_value
+        assert OnnxValueFunction(zoo_dir() / action["file"]).has_actions
 
 
 def test_models_command_lists_every_entry():

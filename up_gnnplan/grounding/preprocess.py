@@ -51,7 +51,7 @@ def grounding_model(task, model: str | None, threads: int = 1, device: str = "au
     from up_gnnplan.runtime import ModelError, load_value_function
 
     signature = grounding_signature(task.signature)
-    path = resolve(model) if model else find_model(signature)
+    path = resolve(model) if model else find_model(signature, "value")
     if path is None:
         raise ModelError(
             f"no shipped goal-grounding model for this domain (predicates {', '.join(f'{n}/{a}' for n, a in task.signature.predicates)}); "

@@ -28,12 +28,29 @@ def entries() -> list[dict]:
     return json.loads(index.read_text())["models"]
 
 
-def find_model(signature: PredicateSignature) -> Path | None:
-    """Return the shipped model for ``signature``'s domain, or None."""
-    for entry in entries():
-        if PredicateSignature.from_json(entry["signature"]) == signature:
-            return zoo_dir() / entry["file"]
-    return None
+ACTION_HEADS = ("logits", "q", "both")  # heads that score actions ("both" also values states)
+VALUE_HEADS = ("value", "both")
+
+
+def heads_of(entry: dict) -> str:
+    return entry.get("head") or "value"  # entries written before action heads existed are value models
+
+
+def find_model(signature: PredicateSignature, need: str | None = None) -> Path | None:
+    """Return the shipped model for ``signature``'s domain, or None.
+
+    A domain may ship a value model and an action model. ``need`` is "value" (the searches of
+    modes policy and gbfs), "actions" (action-policy, policy-best-first) or None (mode auto: the
+    action model when there is one, as it takes a step in one pass). When no shipped model of the
+    domain has the head needed, the domain's other model is returned, so that the engine's error
+    names the head it lacks.
+    """
+    fitting = [e for e in entries() if PredicateSignature.from_json(e["signature"]) == signature]
+    if not fitting:
+        return None
+    wanted = VALUE_HEADS if need == "value" else ACTION_HEADS
+    best = next((e for e in fitting if heads_of(e) in wanted), fitting[0])
+    return zoo_dir() / best["file"]
 
 
 def no_model_message(signature: PredicateSignature) -> str:
@@ -64,6 +81,21 @@ def resolve(name_or_path: str) -> Path:
         if name_or_path in (entry["name"], entry["file"]):
             return zoo_dir() / entry["file"]
     return Path(name_or_path)
+
+
+def keep_value_model(name: str) -> None:
+    """Rename the shipped value model ``name`` to ``name-value`` (developers: before an action model
+    of the same domain ships as ``name``, so that modes policy and gbfs keep a model to run)."""
+    index = zoo_dir() / "index.json"
+    models = entries()
+    entry = next((m for m in models if m["name"] == name), None)
+    if entry is None or heads_of(entry) in ACTION_HEADS:
+        return
+    kept = f"{name}-value"
+    (zoo_dir() / entry["file"]).rename(zoo_dir() / f"{kept}.onnx")
+    entry.update(name=kept, file=f"{kept}.onnx", head="value")
+    models = [m for m in models if m["name"] != kept]
+    index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
 
 
 def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:

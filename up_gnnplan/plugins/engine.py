@@ -350,7 +350,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         from up_gnnplan.models_zoo import find_model, no_model_message, resolve
         from up_gnnplan.runtime import ModelError, load_value_function
 
-        path = resolve(self.model) if self.model else find_model(task.signature)
+        path = resolve(self.model) if self.model else find_model(task.signature, MODE_NEEDS.get(self.mode))
         if path is None:
             raise ModelError(no_model_message(task.signature))
         limits.check("before loading the model")
