@@ -69,11 +69,13 @@ class ProcessGroup:
             dist.init_process_group(self.backend)
         else:
             self.backend = dist.get_backend()
-        try:
-            yield self
-        finally:
-            if joined_here:
-                dist.destroy_process_group()
+        yield self  # on an error, leave the group as it is: destroying it while others wait in a collective hangs
+        if joined_here:
+            # Every process reaches this point before any leaves: a process that destroyed its
+            # group while gloo still completed another's last collective was seen to abort
+            # ("terminate called without an active exception", 1 run in 5 under load).
+            dist.barrier()
+            dist.destroy_process_group()
 
     def replicate(self, model):
         """Return ``model`` wrapped for gradient averaging across the group (itself for one process)."""
