@@ -11,12 +11,16 @@ with every command in ``commands.log``:
     (one size larger than training, 1-6 variables, small enough to expand, so V* is exact) and
     *lama* (2-4 times the training size).
 ``train DOMAIN...``
+    one model per domain file (Blocks and Blocks-C are one domain and train one model on both sets):
     ``gnnplan train`` (MSE, learning rate 1e-3 as in the paper, the epoch chosen on the validation
     set) for ``--minutes``, then ``gnnplan export``.
 ``test DOMAIN... --set optimal|lama``
     ``gnnplan compare`` of mode ``ground`` (LAMA-first on the ground problem) with and without the
     static filter, and of LAMA-first on the quantified goal, on the same tasks with ``--timeout``
     each; on the optimal set also V* of every task (full expansion by pymimir).
+``ship DOMAIN...``
+    adds each domain's model to the package's shipped models as ``MODEL-grounding`` (Blocks and
+    Blocks-C share ``exists-blocks-grounding``), its entry carrying the figures of ``table``.
 ``table``
     per domain and set: tasks, coverage (with the filter, without it, LAMA on the quantified goal),
     V/V* (optimal set) or V/V^L (lama set: plan cost over LAMA-first's on the quantified goal, both
@@ -66,6 +70,10 @@ SIZES = {
                         "optimal": [{"width": 4, "height": 4}],
                         "lama": [{"width": w, "height": w} for w in (5, 7, 10)]},
 }
+# One grounding model per domain file: Blocks and Blocks-C are one domain (the same predicates,
+# the goals differ), so one model learns from both training sets and serves both.
+MODEL_OF = {"exists-blocks": "exists-blocks", "exists-blocks-c": "exists-blocks", "exists-gripper": "exists-gripper",
+            "exists-delivery": "exists-delivery", "exists-visitall": "exists-visitall"}
 VARIABLES = {"train": (1, 2, 3, 4), "valid": (1, 2, 3, 4), "optimal": (1, 2, 3, 4, 5, 6), "lama": (1, 2, 3, 4, 5, 6)}
 
 
@@ -124,13 +132,45 @@ def data(args) -> None:
             generate(domain, split, args.test_count, 2000 if split == "optimal" else 3000)
 
 
+def model_file(domain: str, suffix: str = ".onnx") -> Path:
+    """Return the grounding model (or checkpoint) that serves ``domain``'s problems."""
+    return WORK / MODEL_OF[domain] / f"grounding{suffix}"
+
+
 def train(args) -> None:
-    for domain in args.domains:
-        folder = WORK / domain
-        checkpoint = folder / "grounding.pt"
-        run(["gnnplan", "train", folder / "train.npz", "--validation-dataset", folder / "valid.npz", "--loss", "mse",
-             "--lr", "1e-3", "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "-o", checkpoint])
-        run(["gnnplan", "export", checkpoint, "-o", folder / "grounding.onnx"])
+    for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
+        served = [d for d, m in MODEL_OF.items() if m == model]
+        data = [WORK / d / "train.npz" for d in served]
+        validation = [a for d in served for a in ("--validation-dataset", WORK / d / "valid.npz")]
+        checkpoint = model_file(model, ".pt")
+        run(["gnnplan", "train", *data, *validation, "--loss", "mse", "--lr", "1e-3", "--layers", args.layers,
+             "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "-o", checkpoint])
+        run(["gnnplan", "export", checkpoint, "-o", model_file(model)])
+
+
+def ship(args) -> None:
+    """Ship each model as ``MODEL-grounding`` with the figures of ``table`` for the domains it serves."""
+    summary = json.loads((OUT / "table.json").read_text()) if (OUT / "table.json").is_file() else {}
+    index = ROOT / "up_gnnplan" / "models_zoo" / "index.json"
+    for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
+        name = f"{model}-grounding"
+        run(["gnnplan", "export", model_file(model, ".pt"), "-o", WORK / model / "grounding-shipped.onnx", "--ship", name])
+        parts = []
+        for key, row in summary.items():
+            domain, split = key.split("/")
+            if MODEL_OF[domain] != model:
+                continue
+            ratio = row["cost_ratio"] and f"{row['cost_ratio']:.2f}"
+            speed = row["speedup"] and f"{row['speedup']:.1f}x"
+            parts.append(f"{domain} {split} set: mode ground (static filter) {row['ground-filter']}/{row['tasks']}, "
+                         f"without the filter {row['ground-no-filter']}/{row['tasks']}, LAMA-first on the quantified goal "
+                         f"{row['lama-quantified']}/{row['tasks']}; V/{row['cost_ratio_of']} {ratio}; speed-up {speed}")
+        data = json.loads(index.read_text())
+        for entry in data["models"]:
+            if entry["name"] == name:
+                entry["coverage"] = ("; ".join(parts) + ". Per-task results: benchmarks/results/goal_grounding/"
+                                     if parts else "not measured")
+        index.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def tests_of(domain: str, split: str) -> tuple[Path, list[Path]]:
@@ -141,7 +181,7 @@ def tests_of(domain: str, split: str) -> tuple[Path, list[Path]]:
 def test(args) -> None:
     for domain in args.domains:
         domain_file, problems = tests_of(domain, args.set)
-        model = WORK / domain / "grounding.onnx"
+        model = model_file(domain)
         base = OUT / domain / args.set
         grounding = ["--engine-param", f"gnnplan:grounding_model={model}"]
         for label, extra in (("ground-filter", []), ("ground-no-filter", ["--engine-param", "gnnplan:static_filter=false"])):
@@ -214,7 +254,7 @@ def table(args) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["data", "train", "test", "table"])
+    parser.add_argument("stage", choices=["data", "train", "test", "table", "ship"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(SIZES)))
     parser.add_argument("--train-count", type=int, default=3, help="problems per training size and variable count")
     parser.add_argument("--test-count", type=int, default=2, help="problems per test size and variable count")
@@ -222,6 +262,7 @@ def main():
     parser.add_argument("--states", type=int, default=32, help="states per goal variant")
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layers", type=int, default=30, help="R-GNN layers of the grounding model")
     parser.add_argument("--set", choices=["optimal", "lama"], default="optimal")
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
@@ -229,7 +270,7 @@ def main():
     if unknown:
         parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(SIZES))}")
     OUT.mkdir(parents=True, exist_ok=True)
-    {"data": data, "train": train, "test": test, "table": table}[args.stage](args)
+    {"data": data, "train": train, "test": test, "table": table, "ship": ship}[args.stage](args)
 
 
 if __name__ == "__main__":
