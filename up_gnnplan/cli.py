@@ -207,8 +207,15 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--heads", type=click.IntRange(min=1), default=None,
               help=f"Attention heads; --hidden must be a multiple (--arch {', '.join(architectures_with('heads'))}) "
                    f"[default: 1; {_option_defaults('heads')}].")
-@click.option("--loss", type=click.Choice(["l1", "mse"]), default=None,
-              help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.).")
+@click.option("--loss", type=click.Choice(["l1", "mse", "rank", "l1+rank", "mse+rank"]), default=None,
+              help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.); rank: "
+                   "each state's optimal successor valued below its other successors and its parent (what the greedy "
+                   "policy and GBFS need), the best epoch chosen by the share of states whose lowest-valued successor "
+                   "is optimal; l1+rank, mse+rank: both. Value heads; ranking needs datasets that record actions.")
+@click.option("--rank-siblings", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Ranking losses: at most this many non-optimal successors per state in a training step.")
+@click.option("--rank-margin", type=click.FloatRange(min=0.0, min_open=True), default=1.0, show_default=True,
+              help="Ranking losses: the margin by which the optimal successor is to be valued lower.")
 @click.option("--lr", type=float, default=1e-3, show_default=True, help="Adam learning rate.")
 @click.option("--lr-patience", type=click.IntRange(min=0), default=0, show_default=True,
               help="Halve the learning rate after this many epochs without a lower validation error (Müller et al.: 25); "

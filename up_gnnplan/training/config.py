@@ -20,7 +20,9 @@ class TrainConfig:
     share_weights: bool = True  # one set of weights for all rounds (paper)
     dropout: float = 0.0  # dropout on node embeddings after each layer (gcn, gatv2, gin; Müller et al. grid: 0.1, 0.5)
     heads: int = 1  # attention heads (gatv2; Müller et al. grid: 1, 2); the embedding size must be a multiple
-    loss: str = "l1"  # l1 (paper) | mse
+    loss: str = "l1"  # l1 (paper) | mse | rank | l1+rank | mse+rank (up_gnnplan.training.ranking)
+    rank_margin: float = 1.0  # ranking losses: the margin by which the optimal successor is to be valued lower
+    rank_siblings: int = 16  # ranking losses: at most this many non-optimal successors per state and step
     lr: float = 1e-3  # Adam learning rate
     lr_patience: int = 0  # halve the learning rate after this many epochs without a lower validation error
     #                       (Müller et al.: 25); 0: a constant learning rate

@@ -20,6 +20,7 @@ from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, split
 from up_gnnplan.training.devices import autocast, device_of, resolve_device
 from up_gnnplan.training.distributed import ProcessGroup
+from up_gnnplan.training.ranking import RankingObjective
 from up_gnnplan.training.objectives import (  # noqa: F401  (predict re-exported)
     ActionObjective, make_objective, outputs, predict, to_tensors)
 
@@ -75,10 +76,11 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group):
     seed_everything(config.seed, config.threads)
     rng = np.random.default_rng(config.seed)
     objective = make_objective(config, dataset)
-    if isinstance(objective, ActionObjective):
-        dataset.require_actions("the training dataset", f"--head {config.head}")
+    if isinstance(objective, (ActionObjective, RankingObjective)):
+        option = f"--head {config.head}" if isinstance(objective, ActionObjective) else f"--loss {config.loss}"
+        dataset.require_actions("the training dataset", option)
         if validation is not None:
-            validation.require_actions("the validation dataset", f"--head {config.head}")
+            validation.require_actions("the validation dataset", option)
     if validation is not None:
         check_signature(validation, dataset.signature, "the validation dataset")
         train_idx, _, _ = split(dataset, 0.0, rng)

@@ -4,6 +4,8 @@ An objective says which dataset states a run trains on, turns a batch of them in
 inputs and a loss, and measures the validation error the best epoch is chosen by:
 
 - :class:`ValueObjective`: L1 (or MSE) between ``V(s)`` and V* (the paper's objective);
+- :class:`~up_gnnplan.training.ranking.RankingObjective` (``--loss rank``, ``l1+rank``,
+  ``mse+rank``): the optimal successor valued below its siblings and its parent;
 - :class:`ActionObjective`: for ``logits`` heads, cross-entropy over the applicable actions
   with the set of optimal ones as the target, ``-log sum_{a optimal} softmax(scores)_a``; for
   ``q`` heads, L1 between ``Q(s, a)`` and ``c(a) + V*(s')``; plus the value loss when the
@@ -201,7 +203,14 @@ def make_objective(config, dataset):
     """Return the objective of ``config.head`` for ``dataset`` (refusing datasets without actions for action heads)."""
     from up_gnnplan.models import head_parts
 
+    from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective
+
     kind, value = head_parts(config.head)
+    if config.loss in RANK_LOSSES:
+        if kind is not None:
+            raise ValueError(f"--loss {config.loss} ranks a state's successors by their values, so it trains value "
+                             f"heads; --head {config.head} scores actions (its logits loss already ranks them)")
+        return RankingObjective(config)
     if kind is None:
         return ValueObjective(config)
     return ActionObjective(config, kind, value, dataset)

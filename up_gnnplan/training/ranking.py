@@ -1,0 +1,136 @@
+"""The ranking objective: order a state's successors the way the greedy policy needs.
+
+The value policy and GBFS only use the *order* of the values of a state's successors, not how
+close each value is to V*. Following the ranking formulation of learned heuristics (Garrett et
+al. 2016's rank-SVM constraints, taken up by GOOSE, Chen et al. 2024), for a state ``s`` with
+optimal successors ``O`` (``c(a) + V*(s') = V*(s)``) and the other recorded successors ``N``
+(dead ends among them), the loss asks
+
+- the best optimal successor to be valued below every other sibling by a margin:
+  ``max(0, m + min_{o in O} V(o) - V(n))`` for each ``n`` in ``N``;
+- the best optimal successor to be valued below its parent:
+  ``max(0, min(m, c*) + min_{o in O} V(o) - V(s))``, with ``c*`` the cheapest optimal action's cost.
+
+``m`` is ``margin`` (1: one unit-cost step). Alone (``--loss rank``) the values are free in
+scale and offset; with ``l1+rank`` or ``mse+rank`` the V* regression of the batch's states is
+added, so the values stay near V* (which GBFS ties and the step-limit heuristics read).
+
+A state of a large domain can have hundreds of successors (Childsnack: 714), so training keeps
+every optimal successor but at most ``rank_siblings`` others per state, drawn at random; the
+validation error uses all of them. The error the best epoch is chosen by is the share of states
+whose lowest-valued successor is not optimal: what the greedy policy gets wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from up_gnnplan.training.data import state_inputs
+from up_gnnplan.training.devices import device_of
+from up_gnnplan.training.objectives import ValueObjective, outputs, predict, state_tensors, to_tensors
+
+RANK_LOSSES = ("rank", "l1+rank", "mse+rank")
+
+
+class RankingObjective(ValueObjective):
+    """Rank each state's optimal successor first (see the module docstring)."""
+
+    error_name = "successor error"
+
+    def __init__(self, config, rng: np.random.Generator | None = None):
+        import torch
+
+        self.regress = config.loss != "rank"
+        self.loss_fn = torch.nn.MSELoss() if config.loss.startswith("mse") else torch.nn.L1Loss()
+        self.margin = config.rank_margin
+        self.siblings = config.rank_siblings
+        self.rng = rng or np.random.default_rng(config.seed)
+
+    def select(self, dataset, indices: np.ndarray) -> np.ndarray:
+        """Keep the states with recorded successors, not goals, with an optimal and a labelled successor."""
+        keep = [i for i in indices.tolist() if dataset.has_actions[i] and not dataset.is_goal[i]
+                and np.isfinite(dataset.value[i]) and self._successors(dataset, i)[1].any()]
+        return np.array(keep, dtype=np.int64)
+
+    def _successors(self, dataset, i: int):
+        """Return (successor rows, optimal mask, cost) of state ``i``'s labelled successors."""
+        _, _, cost, nxt = dataset.actions(i)
+        known = nxt >= 0
+        rows, cost = nxt[known], cost[known]
+        successor = dataset.value[rows]
+        v = dataset.value[i]
+        optimal = np.isfinite(successor) & (np.abs(cost + np.where(np.isfinite(successor), successor, 0.0) - v)
+                                            <= 1e-6 * max(1.0, abs(v)))
+        return rows, optimal, cost
+
+    def _pairs(self, dataset, states, sample: bool):
+        """Return the rows to evaluate and, per (state, successor) pair: state position, row position, optimal;
+        plus each state's row position and parent margin."""
+        rows, state_of, succ, optimal, parent_margin = list(states), [], [], [], []
+        position = {r: k for k, r in enumerate(rows)}
+        for b, i in enumerate(states):
+            nxt, opt, cost = self._successors(dataset, i)
+            parent_margin.append(min(self.margin, float(cost[opt].min())))
+            if sample and (~opt).sum() > self.siblings:
+                others = np.flatnonzero(~opt)
+                keep = np.concatenate([np.flatnonzero(opt), self.rng.choice(others, self.siblings, replace=False)])
+                nxt, opt = nxt[keep], opt[keep]
+            for r, o in zip(nxt.tolist(), opt.tolist()):
+                if r not in position:
+                    position[r] = len(rows)
+                    rows.append(r)
+                state_of.append(b)
+                succ.append(position[r])
+                optimal.append(o)
+        return (np.array(rows, dtype=np.int64), np.array(state_of, dtype=np.int64), np.array(succ, dtype=np.int64),
+                np.array(optimal, dtype=bool), np.array(parent_margin, dtype=np.float32))
+
+    def loss(self, model, encoding, dataset, batch):
+        import torch
+
+        device = device_of(model)
+        rows, state_of, succ, optimal, parent_margin = self._pairs(dataset, batch.tolist(), sample=True)
+        values = outputs(model, model(*state_tensors(encoding, state_inputs(dataset, rows), device)))["value"]
+        state_of, succ, optimal, parent_margin = to_tensors([state_of, succ, optimal, parent_margin], device)
+        n = len(batch)
+        pair_values = values[succ]
+        best = torch.full((n,), float("inf"), dtype=values.dtype, device=device).scatter_reduce(
+            0, state_of[optimal], pair_values[optimal], reduce="amin", include_self=True)
+        others = ~optimal
+        siblings = torch.relu(self.margin + best[state_of[others]] - pair_values[others])
+        parent = torch.relu(parent_margin.to(values.dtype) + best - values[:n])
+        # Each state weighs the same, however many siblings it has.
+        per_state = torch.zeros((n,), dtype=values.dtype, device=device).scatter_add(0, state_of[others], siblings)
+        count = torch.zeros((n,), dtype=values.dtype, device=device).scatter_add(
+            0, state_of[others], torch.ones_like(siblings)).clamp(min=1)
+        loss = (per_state / count + parent).mean()
+        if self.regress:
+            (target,) = to_tensors([dataset.value[batch].astype(np.float32)], device)
+            loss = loss + self.loss_fn(values[:n], target)
+        return loss
+
+    def best_is_optimal(self, model, encoding, dataset, indices, batch_size: int = 64) -> np.ndarray:
+        """Return, per state, whether its lowest-valued labelled successor is optimal."""
+        hits = []
+        for start in range(0, len(indices), batch_size):
+            chunk = indices[start:start + batch_size].tolist()
+            rows, state_of, succ, optimal, _ = self._pairs(dataset, chunk, sample=False)
+            values = predict(model, encoding, dataset, rows)[succ]
+            for b in range(len(chunk)):
+                mine = np.flatnonzero(state_of == b)
+                hits.append(bool(optimal[mine[int(np.argmin(values[mine]))]]))
+        return np.array(hits, dtype=bool)
+
+    def error(self, model, encoding, dataset, indices) -> float:
+        indices = self.select(dataset, indices)
+        return 1.0 - float(self.best_is_optimal(model, encoding, dataset, indices).mean()) if len(indices) else 1.0
+
+    def metrics(self, model, encoding, dataset, indices) -> dict:
+        chosen = self.select(dataset, indices)
+        if len(chosen) == 0:
+            return {}
+        out = {"best_successor_optimal": float(self.best_is_optimal(model, encoding, dataset, chosen).mean()),
+               "rank_states": int(len(chosen))}
+        if self.regress:
+            out.update(super().metrics(model, encoding, dataset, indices))
+        return out
