@@ -34,6 +34,9 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     records its coverage (from ``coverage``) in the index.
 
     OMP_NUM_THREADS=1 nohup python benchmarks/action_heads.py train childsnack satellite --minutes 6 &
+
+A spec ``HEAD@LOSS`` trains with ``--loss LOSS``: ``--heads value value@rank value@l1+rank``
+compares the V* regression with the ranking objective (issue 14) on the same data and minutes.
 """
 
 from __future__ import annotations
@@ -56,13 +59,20 @@ GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
 
 
 def model_file(domain: str, spec: str) -> Path:
-    """The ONNX file of a model spec: ``HEAD`` (an R-GNN with that head) or ``ARCH:HEAD``."""
-    return WORK / domain / f"{spec.replace(':', '-')}.onnx"
+    """The ONNX file of a model spec: ``HEAD`` (an R-GNN with that head), ``ARCH:HEAD``, either
+    followed by ``@LOSS`` (``value@rank``: the ranking objective of issue 14)."""
+    return WORK / domain / f"{spec.replace(':', '-').replace('@', '-')}.onnx"
 
 
 def arch_and_head(spec: str) -> tuple[str, str]:
-    arch, _, head = spec.rpartition(":")
+    arch, _, head = spec.partition("@")[0].rpartition(":")
     return arch or "rgnn", head
+
+
+def loss_options(spec: str) -> list[str]:
+    """Return the ``gnnplan train`` options of a spec's loss (none: the head's default)."""
+    loss = spec.partition("@")[2]
+    return ["--loss", loss] if loss else []
 
 
 def train(args) -> None:
@@ -88,8 +98,8 @@ def train(args) -> None:
         for spec in args.heads:
             arch, head = arch_and_head(spec)
             checkpoint = model_file(name, spec).with_suffix(".pt")
-            run(["gnnplan", "train", data, *extra, "-o", checkpoint, "--arch", arch, "--head", head, "--seed", args.seed,
-                 "--max-seconds", int(60 * args.minutes), *validation], LOG)
+            run(["gnnplan", "train", data, *extra, "-o", checkpoint, "--arch", arch, "--head", head, *loss_options(spec),
+                 "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *validation], LOG)
             run(["gnnplan", "export", checkpoint, "-o", model_file(name, spec)], LOG)
             records[f"{name}/{spec}"] = _training_summary(model_file(name, spec))
             _write(OUT / "training.json", records)
@@ -205,7 +215,8 @@ def coverage(args) -> None:
         for spec in args.heads:
             if model_file(name, spec).is_file():
                 value_only = arch_and_head(spec)[1] == "value"
-                runs.append((spec, "gnnplan:policy" if value_only else "gnnplan:action-policy", model_file(name, spec)))
+                if not args.auto_only:
+                    runs.append((spec, "gnnplan:policy" if value_only else "gnnplan:action-policy", model_file(name, spec)))
                 runs.append((f"{spec}-auto", "gnnplan", model_file(name, spec)))
         for label, engine, model in runs:
             out = OUT / "coverage" / key / label
@@ -357,7 +368,8 @@ def main():
     parser.add_argument("stage", choices=["train", "steps", "larger", "coverage", "ship", "report"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(DOMAINS)))
     parser.add_argument("--heads", nargs="+", default=["value", "logits", "q"],
-                        help="model specs: HEAD (an R-GNN with that --head) or ARCH:HEAD (e.g. typed_policy:logits)")
+                        help="model specs: HEAD (an R-GNN with that --head) or ARCH:HEAD (e.g. typed_policy:logits), either with "
+                             "@LOSS (e.g. value@rank)")
     parser.add_argument("--minutes", type=float, default=6.0, help="training budget of each head")
     parser.add_argument("--most", type=int, default=40)
     parser.add_argument("--optimal", type=int, default=3)
@@ -369,6 +381,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--larger", action="store_true", help="coverage on the problems of stage larger")
+    parser.add_argument("--auto-only", action="store_true",
+                        help="stage coverage: run each model in the default mode only (not also its policy alone)")
     parser.add_argument("--rerun-shipped", action="store_true",
                         help="run the shipped model's policy again instead of taking its rows from benchmarks/zoo/eval")
     args = parser.parse_args()
