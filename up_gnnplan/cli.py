@@ -62,13 +62,17 @@ def main():
     warnings.formatwarning = _warning_line
 
 
-def _option_defaults(option: str, note: str = "") -> str:
-    """Return the architectures' own defaults of a training option, e.g. ``4 for gcn, gatv2, gin`` (each + ``note``)."""
+def _option_defaults(option: str, note: str = "", own_note: str = "") -> str:
+    """Return the defaults of a training option, e.g. ``[default: 30; 4 for gcn, gatv2, gin]``: the
+    common one (+ ``note``), then the architectures' own (each + ``own_note``)."""
+    from up_gnnplan.training.config import ARCHITECTURE_DEFAULTS  # no torch
+
     by_value: dict = {}
     for key in ARCHITECTURES:
         if option in dict(ARCHITECTURES[key].defaults):
             by_value.setdefault(option_default(key, option, None), []).append(key)
-    return "; ".join(f"{value} for {', '.join(keys)}{note}" for value, keys in by_value.items())
+    own = "".join(f"; {value} for {', '.join(keys)}{own_note}" for value, keys in by_value.items())
+    return f"[default: {ARCHITECTURE_DEFAULTS[option]}{note}{own}]"
 
 
 def _bundled_example(name: str) -> list[str]:
@@ -198,15 +202,15 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--goal-mode", type=click.Choice(["separate", "achieved"]), default="separate", show_default=True)
 @click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
 @click.option("--layers", type=click.IntRange(min=1), default=None,
-              help="Message-passing rounds [default: 30 (weights shared across rounds); "
-                   f"{_option_defaults('layers', ' (one set of weights per layer)')}].")
+              help="Message-passing rounds "
+                   f"{_option_defaults('layers', ' (weights shared across rounds)', ' (one set of weights per layer)')}.")
 @click.option("--aggregation", type=click.Choice(["smoothmax", "max", "sum", "mean"]), default="smoothmax", show_default=True,
               help=f"Message aggregation (--arch {', '.join(architectures_with('aggregation'))}).")
 @click.option("--dropout", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0, show_default=True,
               help=f"Dropout after each layer in training (--arch {', '.join(architectures_with('dropout'))}).")
 @click.option("--heads", type=click.IntRange(min=1), default=None,
               help=f"Attention heads; --hidden must be a multiple (--arch {', '.join(architectures_with('heads'))}) "
-                   f"[default: 1; {_option_defaults('heads')}].")
+                   f"{_option_defaults('heads')}.")
 @click.option("--loss", type=click.Choice(["l1", "mse", "rank", "l1+rank", "mse+rank"]), default=None,
               help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.); rank: "
                    "each state's optimal successor valued below its other successors and its parent (what the greedy "
@@ -227,7 +231,9 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--max-seconds", type=float, default=300.0, show_default=True, help="Wall-clock budget.")
 @click.option("--patience", type=int, default=30, show_default=True, help="Epochs without improvement before stopping.")
 @click.option("--validation-fraction", type=float, default=0.2, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the weights, the batch order and the split (and the attention's random features of --arch "
+                   f"{', '.join(architectures_with('seed'))}).")
 @click.option("--threads", type=int, default=1, show_default=True, help="Torch threads (1 is fastest on small graphs).")
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU. Under torchrun, auto and "
@@ -270,9 +276,6 @@ def train(datasets, output, validation_datasets, validation_problems, validation
         _fail(error)
     main_process = process_rank() == 0
     loss = options.pop("loss")
-    for option in ("layers", "heads"):  # the architecture's own default where it has one
-        if options[option] is None:
-            options[option] = option_default(options["architecture"], option, getattr(TrainConfig, option))
     try:
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:

@@ -282,7 +282,7 @@ def test_cli_options_of_an_architecture_reach_its_model(tmp_path):
 
 
 def test_builders_get_only_their_architectures_options():
-    assert TrainConfig(architecture="gcn").model_params() == {"hidden": 32, "layers": 30, "dropout": 0.0}
+    assert TrainConfig(architecture="gcn").model_params() == {"hidden": 32, "layers": 4, "dropout": 0.0}
     assert set(TrainConfig(architecture="gatv2").model_params()) == {"hidden", "layers", "dropout", "heads"}
     assert set(TrainConfig().model_params()) == {"hidden", "layers", "aggregation", "beta", "share_weights"}
     assert TrainConfig(architecture="rgnn_t", t=2).encoding_params() == {"goal_mode": "separate", "t": 2}
@@ -290,6 +290,21 @@ def test_builders_get_only_their_architectures_options():
     # Checkpoints written before these fields existed load with the defaults.
     old = {k: v for k, v in TrainConfig().to_dict().items() if k not in ("dropout", "heads", "lr_patience")}
     assert TrainConfig.from_dict(old) == TrainConfig()
+
+
+@pytest.mark.parametrize("key", sorted(ARCHITECTURES))
+def test_an_architectures_own_defaults_reach_the_config_api(key):
+    """TrainConfig(architecture=key) takes the registry's defaults, as `gnnplan train --arch key`
+    does; a value given is kept; and only fields left open for the architecture have defaults there."""
+    from up_gnnplan.training.config import ARCHITECTURE_DEFAULTS
+
+    own = dict(ARCHITECTURES[key].defaults)
+    assert set(own) <= set(ARCHITECTURE_DEFAULTS)
+    config = TrainConfig(architecture=key)
+    for name, common in ARCHITECTURE_DEFAULTS.items():
+        assert getattr(config, name) == own.get(name, common)
+    assert TrainConfig(architecture=key, layers=3, heads=2).model_params().get("layers", 3) == 3
+    assert TrainConfig.from_dict(config.to_dict()) == config
 
 
 # --- choosing the epoch by the greedy policy ------------------------------------------------------

@@ -44,7 +44,8 @@ class Architecture:
     needs_types: bool = False  # the encoding gets the domain's types (up_gnnplan.states.types)
     options: tuple[str, ...] = RELATIONAL_OPTIONS  # TrainConfig fields passed to build, by name
     encoding_options: tuple[str, ...] = ()  # TrainConfig fields passed to the encoding besides goal_mode
-    defaults: tuple[tuple[str, object], ...] = ()  # (option, value): the CLI's default where it differs from TrainConfig's
+    defaults: tuple[tuple[str, object], ...] = ()  # (option, value): this architecture's default of a training option
+    #                                                  (a field of up_gnnplan.training.config.ARCHITECTURE_DEFAULTS)
 
 
 def _relational(encoding, **params):
@@ -73,6 +74,13 @@ def _muller(layer, encoding, **params):
     return MullerGNN(layer, schema["node_features"], schema["edge_labels"], **params)
 
 
+def _graph_transformer(local, encoding, **params):
+    from up_gnnplan.models.gps import GraphTransformer
+
+    schema = encoding.schema()
+    return GraphTransformer(schema["node_features"], schema["edge_labels"], local=local, **params)
+
+
 def _edge_transformer(encoding, **params):
     from up_gnnplan.models.edge_transformer import EdgeTransformer
 
@@ -97,6 +105,14 @@ ARCHITECTURES: dict[str, Architecture] = {
     "gin": Architecture("gin", "muller", partial(_muller, "gin"),
                         "GIN with every layer's readout on the graph of object, atom and goal-atom nodes (Müller et al. 2024)",
                         options=("hidden", "layers", "dropout"), defaults=(("layers", 4),)),
+    "performer": Architecture("performer", "muller", partial(_graph_transformer, False),
+                              "Performer: linear (FAVOR+) attention among the nodes of each state's object-atom graph, "
+                              "tokens with their labelled neighbours (Müller et al. 2024)",
+                              options=("hidden", "layers", "dropout", "heads", "seed"), defaults=(("layers", 4),)),
+    "gps": Architecture("gps", "muller", partial(_graph_transformer, True),
+                        "GPS: GCN message passing beside Performer attention in every layer, on the object-atom graph "
+                        "(Müller et al. 2024; Rampášek et al. 2022)",
+                        options=("hidden", "layers", "dropout", "heads", "seed"), defaults=(("layers", 4),)),
     "edge_transformer": Architecture("edge_transformer", "edge_transformer", _edge_transformer,
                                      "Edge Transformer: object-pair embeddings, triangular attention, O(n^3) per layer, "
                                      "states of at most 128 objects (Ståhlberg et al. 2024 §6)",

@@ -5,6 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 
+# The fields whose default depends on the architecture, left None until the config is made, and
+# their value where the architecture's registry entry (up_gnnplan.models.ARCHITECTURES[key].defaults)
+# names none: the R-GNN's 30 layers with shared weights, one attention head.
+ARCHITECTURE_DEFAULTS = {"layers": 30, "heads": 1}
+
+
 @dataclass
 class TrainConfig:
     """Everything that decides a training run; stored in every checkpoint."""
@@ -14,12 +20,13 @@ class TrainConfig:
     t: int = 1  # R-GNN[t] parameter (architecture rgnn_t only)
     goal_mode: str = "separate"  # goal atoms as separate predicates, or split into achieved / open
     hidden: int = 32  # embedding size
-    layers: int = 30  # message-passing rounds (weights shared across rounds)
+    layers: int | None = None  # message-passing rounds; None: the architecture's default (ARCHITECTURE_DEFAULTS)
     aggregation: str = "smoothmax"  # smoothmax | max | sum | mean
     beta: float = 8.0  # sharpness of the smooth maximum
     share_weights: bool = True  # one set of weights for all rounds (paper)
-    dropout: float = 0.0  # dropout on node embeddings after each layer (gcn, gatv2, gin; Müller et al. grid: 0.1, 0.5)
-    heads: int = 1  # attention heads (gatv2; Müller et al. grid: 1, 2); the embedding size must be a multiple
+    dropout: float = 0.0  # dropout in training, where the architecture takes it (Müller et al. grid: 0.1, 0.5)
+    heads: int | None = None  # attention heads (Müller et al. grid: 1, 2); the embedding size must be a multiple;
+    #                           None: the architecture's default (ARCHITECTURE_DEFAULTS)
     loss: str = "l1"  # l1 (paper) | mse | rank | l1+rank | mse+rank (up_gnnplan.training.ranking)
     rank_margin: float = 1.0  # ranking losses: the margin by which the optimal successor is to be valued lower
     rank_siblings: int = 16  # ranking losses: at most this many non-optimal successors per state and step
@@ -42,6 +49,17 @@ class TrainConfig:
     #                       under torchrun, auto and cuda take the process's own GPU (LOCAL_RANK)
     amp: bool = False  # mixed precision: forward and loss in bfloat16 under torch.autocast (weights,
     #                    optimiser and validation in float32); off by default, as it has to keep the validation error
+
+    def __post_init__(self):
+        from up_gnnplan.models import ARCHITECTURES
+
+        # An unset field takes its architecture's default, else the common one. An unknown
+        # architecture (a newer version's file) is refused later, by the builder that needs it.
+        architecture = ARCHITECTURES.get(self.architecture)
+        own = dict(architecture.defaults) if architecture else {}
+        for name, common in ARCHITECTURE_DEFAULTS.items():
+            if getattr(self, name) is None:
+                setattr(self, name, own.get(name, common))
 
     def to_dict(self) -> dict:
         return asdict(self)
