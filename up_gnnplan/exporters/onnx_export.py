@@ -1,7 +1,9 @@
 """Export a trained model to ONNX with dynamic sizes and metadata inside the file.
 
 Every input's first dimension is dynamic (numbers of nodes, atoms, edges and states), so one
-file serves any instance of the domain. The example batch used for tracing is synthetic: one
+file serves any instance of the domain. The exporter knows no architecture: a model may name
+the layout of its exported inputs (``export_layout``; ``packed``: relations stacked per arity,
+see :mod:`up_gnnplan.encodings.packing`) and the module to write (``exported(encoding)``). The example batch used for tracing is synthetic: one
 state whose objects satisfy one atom of every relation, so no relation is traced empty.
 """
 
@@ -15,7 +17,7 @@ import numpy as np
 from up_gnnplan import __version__, model_format
 from up_gnnplan.encodings.actions import ActionInput, action_input_names, encode_actions
 from up_gnnplan.encodings.base import StateInput
-from up_gnnplan.encodings.packing import pack, packed_input_names, packed_names
+from up_gnnplan.encodings.packing import pack, packed_input_names
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.atoms import Atoms
 
@@ -68,17 +70,13 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
     import onnx
     import torch
 
-    from up_gnnplan.models.heads import PackedRGNNWithHeads, RGNNWithHeads
-    from up_gnnplan.models.rgnn import PackedRGNN, RelationalGNN
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     names = encoding.input_names()
     states = example_states(encoding.signature)
     batch = encoding.encode(states)
-    layout, heads, outputs = "per-relation", None, ["value"]
-    if isinstance(model, (RelationalGNN, RGNNWithHeads)):  # R-GNN and R-GNN[t]: one padded input per arity
-        layout = "packed"
+    layout, heads, outputs = getattr(model, "export_layout", "per-relation"), None, ["value"]
+    if layout == "packed":  # one padded input per arity
         batch = pack(batch, encoding.relations)
         names = packed_input_names(encoding)
     if getattr(model, "actions", None) is not None:  # a model with an action head
@@ -87,14 +85,12 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
         batch.update(action_feed)
         heads = {"outputs": list(model.outputs), "action_kind": model.kind, "actions": model.actions.to_json()}
         outputs = list(model.outputs)
-        if isinstance(model, RGNNWithHeads):
-            model = PackedRGNNWithHeads(model, len(packed_names(encoding.relations)))
         names = names + action_input_names(heads_signature(heads))
     elif hasattr(model, "outputs"):
         outputs = list(model.outputs)
         heads = {"outputs": outputs}
-    elif isinstance(model, RelationalGNN):
-        model = PackedRGNN(model)
+    if hasattr(model, "exported"):  # the model's own form for export (the packed layout's)
+        model = model.exported(encoding)
     tensors = tuple(torch.from_numpy(batch[name]) for name in names)
     dynamic = {name: {0: f"{name}_0"} for name in names}
     dynamic.update({name: {0: f"{name}_0", 1: f"{name}_1"} for name in names if name.startswith("arity_")})

@@ -24,6 +24,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from up_gnnplan.encodings.packing import packed_names
 from up_gnnplan.models import ACTION_KINDS
 from up_gnnplan.models.rgnn import mlp
 
@@ -77,6 +78,13 @@ class RGNNWithHeads(nn.Module):
         self.decoders = ActionDecoders(actions.arities, gnn.hidden)
         self.num_relations = len(gnn.arities)
         self.outputs = ("value", "scores") if value else ("scores",)
+
+    # The exported file takes the relations packed per arity, as the R-GNN's.
+    export_layout = "packed"
+
+    def exported(self, encoding) -> nn.Module:
+        """Return the module the exporter writes: these heads on the packed layout."""
+        return PackedRGNNWithHeads(self, len(packed_names(encoding.relations)))
 
     def heads(self, h, readout_nodes, readout_graph, graph_index, actions):
         pooled = self.gnn.pool(h, readout_nodes, readout_graph, graph_index)

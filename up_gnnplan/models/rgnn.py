@@ -210,6 +210,13 @@ class RelationalGNN(nn.Module):
         self.update_mlps = nn.ModuleList(mlp(2 * hidden, 2 * hidden, hidden) for _ in range(rounds))
         self.readout = mlp(hidden, hidden, 1)
 
+    # The exported file takes the relations packed per arity (up_gnnplan.encodings.packing).
+    export_layout = "packed"
+
+    def exported(self, encoding) -> nn.Module:
+        """Return the module the exporter writes: this network on the packed layout."""
+        return PackedRGNN(self)
+
     def embed(self, node_graph: torch.Tensor, relations: list[torch.Tensor]) -> torch.Tensor:
         """Return the final node embeddings [N, hidden]."""
         num_nodes, d = node_graph.shape[0], self.hidden
