@@ -23,7 +23,7 @@ EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (
 
 PLANNERS = ("lama-first", "gnnplan")  # who solves a ground problem in mode ground (the engine's)
 DEVICES = ("auto", "cpu", "cuda")  # onnxruntime devices (runtime.providers), named here to keep --help fast
-MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first", "ground")  # the engine's (checked by a test)
+MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-first", "ground")  # the engine's (checked by a test)
 
 
 class Seconds(click.ParamType):
@@ -402,9 +402,12 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--example", help="Solve a bundled example instead: NAME or NAME/PROBLEM (e.g. blocksworld/p04.pddl).")
 @click.option("--model", help="A shipped model's name or an ONNX file (default: the shipped model of the domain).")
 @click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
-              help="policy: greedy policy of V; gbfs: greedy best-first search on V; action-policy: greedy policy of an "
-                   "action head; policy-best-first: best-first on its log-probabilities; auto: the action policy (or the "
-                   "value policy for value models), then GBFS on V (or policy-best-first) with the time left.")
+              help="policy: greedy policy of V; gbfs: greedy best-first search on V; dual-gbfs: GBFS alternating "
+                   "between V and the FF heuristic; action-policy: greedy policy of an action head; policy-best-first: "
+                   "best-first on its log-probabilities; auto: the action policy (or the value policy for value "
+                   "models), then --fallback on V (or policy-best-first) with the time left.")
+@click.option("--fallback", type=click.Choice(["gbfs", "dual-gbfs"]), default="gbfs", show_default=True,
+              help="Mode auto: the search on V after a policy that gave up.")
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds from the start of the command: reading the PDDL, search and validation all count.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=None,
@@ -421,7 +424,7 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--planner", type=click.Choice(PLANNERS), default="lama-first", show_default=True,
               help="Mode ground: who solves the ground problem (Fast Downward's LAMA-first, or gnnplan's auto mode "
                    "with the domain's model).")
-def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, plan_file, grounding_model,
+def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, plan_file, grounding_model,
           no_static_filter, planner):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
@@ -442,8 +445,8 @@ def solve(files, example, model, mode, timeout, memory_mb, device, max_steps, pl
     if plan_file and not Path(plan_file).resolve().parent.is_dir():
         _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
-        engine = GnnplanEngine(model=model, mode=mode, max_steps=max_steps, memory_mb=memory_mb, device=device,
-                               grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner)
+        engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps, memory_mb=memory_mb,
+                               device=device, grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner)
     except UPUsageError as error:
         _fail(error)
     engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message

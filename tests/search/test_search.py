@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from up_gnnplan.datasets.expansion import expand
-from up_gnnplan.search import SEARCHES, Status, action_policy_rollout, gbfs, policy_best_first, policy_rollout
+from up_gnnplan.search import (SEARCHES, Status, action_policy_rollout, dual_gbfs, gbfs, policy_best_first,
+                               policy_rollout)
 from up_gnnplan.states import Atoms, StateAtoms
 from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
 
@@ -51,8 +52,8 @@ def constant(inputs):
 
 
 def test_registry():
-    assert SEARCHES == {"policy": policy_rollout, "gbfs": gbfs, "action-policy": action_policy_rollout,
-                        "policy-best-first": policy_best_first}
+    assert SEARCHES == {"policy": policy_rollout, "gbfs": gbfs, "dual-gbfs": dual_gbfs,
+                        "action-policy": action_policy_rollout, "policy-best-first": policy_best_first}
 
 
 @pytest.mark.parametrize("name", SOLVABLE)
@@ -99,6 +100,29 @@ def test_gbfs_proves_unsolvable():
     assert result.status is Status.SOLVED and len(result.actions) == 2
 
 
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_dual_gbfs_is_complete_and_ff_rescues_a_misleading_value(name):
+    """With V = -V* (the goal looks worst) GBFS digs through the space; the FF list of dual-gbfs
+    heads for the goal anyway, so it expands no more states, and its plans are valid."""
+    task = task_of(name)
+    value_fn, _ = perfect(name)
+
+    def misleading(inputs):
+        return -value_fn(inputs)
+
+    single, dual = gbfs(task, misleading), dual_gbfs(task, misleading)
+    assert single.status is dual.status is Status.SOLVED, dual.message
+    assert dual.expanded <= single.expanded
+    assert_valid_up_plan(task, dual)
+    assert dual_gbfs(task, constant).status is Status.SOLVED
+
+
+def test_dual_gbfs_proves_unsolvable():
+    result = dual_gbfs(task_of("oneway-unsolvable"), constant)
+    assert result.status is Status.UNSOLVABLE and "explored" in result.message
+    assert dual_gbfs(task_of("oneway-deadends"), constant).status is Status.SOLVED
+
+
 def test_policy_gives_up_at_step_limit():
     task = task_of("bw-p04")
     result = policy_rollout(task, constant, max_steps=3)
@@ -129,7 +153,7 @@ def test_policy_gives_up_without_unvisited_successors():
     assert result.status is Status.GAVE_UP and result.actions == [] and result.message
 
 
-@pytest.mark.parametrize("search", [policy_rollout, gbfs], ids=["policy", "gbfs"])
+@pytest.mark.parametrize("search", [policy_rollout, gbfs, dual_gbfs], ids=["policy", "gbfs", "dual-gbfs"])
 def test_time_limit_zero_times_out(search):
     result = search(task_of("bw-p04"), constant, time_limit=0)
     assert result.status is Status.TIMEOUT and not result.solved

@@ -7,10 +7,12 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
 - ``model``: a shipped model's name or an ONNX file; default: the shipped model whose
   predicate signature matches the problem's domain;
 - ``mode``: ``policy`` (the greedy policy of V), ``gbfs`` (greedy best-first search on V),
-  ``action-policy`` (the greedy policy of an action head's scores), ``policy-best-first``
+  ``dual-gbfs`` (GBFS alternating between V and the FF heuristic, as LAMA alternates its
+  heuristics), ``action-policy`` (the greedy policy of an action head's scores), ``policy-best-first``
   (best-first search on the action head's log-probabilities), or ``auto`` (default: the
   action policy when the model has an action head, else the value policy; then, if it gave
-  up, GBFS on V when the model has a value head, else policy-best-first, with the time left);
+  up, ``fallback`` on V when the model has a value head (``gbfs``, default, or ``dual-gbfs``),
+  else policy-best-first, with the time left);
 - ``max_steps``: the policy's step limit (1000, as in the paper);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
@@ -44,10 +46,12 @@ from unified_planning.engines.engine import Engine
 from unified_planning.engines.mixins.oneshot_planner import OneshotPlannerMixin
 from unified_planning.model import ProblemKind
 
-MODES = ("auto", "policy", "gbfs", "action-policy", "policy-best-first", "ground")
+MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-first", "ground")
+FALLBACKS = ("gbfs", "dual-gbfs")  # what mode auto runs on V after a policy that gave up
 PLANNERS = ("lama-first", "gnnplan")  # as up_gnnplan.grounding.preprocess.PLANNERS
 # The head each explicit mode needs: "value" (a value function) or "actions" (an action scorer).
-MODE_NEEDS = {"policy": "value", "gbfs": "value", "action-policy": "actions", "policy-best-first": "actions"}
+MODE_NEEDS = {"policy": "value", "gbfs": "value", "dual-gbfs": "value", "action-policy": "actions",
+              "policy-best-first": "actions"}
 DEVICES = ("auto", "cpu", "cuda")  # as up_gnnplan.runtime.providers.DEVICES, without importing the runtime
 
 CREDITS = Credits(
@@ -113,6 +117,7 @@ class Param:
 PARAMS = {
     "model": Param(None, _text, "a shipped model's name or the path of an ONNX file"),
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES)),
+    "fallback": Param("gbfs", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
@@ -176,6 +181,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         OneshotPlannerMixin.__init__(self)
         values = check_params(params)
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
+        self.fallback = values["fallback"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings")}
         self._called_at = self._kind = None
@@ -282,7 +288,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             task = Task(problem, check=limits.check, kind=self._kind)
             limits.check("after building the task")
             value_fn = self._value_function(task, limits)
-            searches_of(self.mode, value_fn)  # refuses a mode the model has no head for
+            searches_of(self.mode, value_fn, self.fallback)  # refuses a mode the model has no head for
             metrics.update(model=str(value_fn.path), provider=value_fn.provider)
             messages.append((LogLevel.INFO, f"model {value_fn.path.name} ({value_fn.architecture} for domain "
                                             f"'{value_fn.domain}') on {value_fn.provider}"))
@@ -305,7 +311,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
 
         result = None
         try:
-            for name in searches_of(self.mode, value_fn):
+            for name in searches_of(self.mode, value_fn, self.fallback):
                 guide = value_fn if MODE_NEEDS[name] == "value" else value_fn.scorer
                 kwargs = {"max_steps": self.max_steps} if name in ("policy", "action-policy") else {}
                 result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)
@@ -364,8 +370,9 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         return value_fn
 
 
-def searches_of(mode: str, model) -> list[str]:
-    """Return the searches ``mode`` runs with ``model``, in order (each after the previous gave up).
+def searches_of(mode: str, model, fallback: str = "gbfs") -> list[str]:
+    """Return the searches ``mode`` runs with ``model``, in order (each after the previous gave up);
+    mode auto runs ``fallback`` on V after the policy when the model has a value head.
 
     Raises :class:`~up_gnnplan.runtime.ModelError` when an explicit mode needs a head the model lacks.
     """
@@ -373,7 +380,7 @@ def searches_of(mode: str, model) -> list[str]:
 
     if mode == "auto":
         first = "action-policy" if model.has_actions else "policy"
-        return [first, "gbfs" if model.has_value else "policy-best-first"]
+        return [first, fallback if model.has_value else "policy-best-first"]
     need = MODE_NEEDS[mode]
     if not (model.has_value if need == "value" else model.has_actions):
         heads = " and ".join(model.outputs)

@@ -1,5 +1,10 @@
 """Greedy best-first search on a learned value function, with duplicate detection.
 
+:func:`gbfs` orders one open list by the learned value. :func:`dual_gbfs` keeps a second open
+list ordered by the FF heuristic (pymimir's, domain-independent) and expands from the two in
+turn, as LAMA alternates its heuristics: where the learned value leads into a plateau or a
+wrong region, the other list keeps making progress on what the model does not know.
+
 Complete on finite state spaces: it either finds a plan or proves, by exhausting the reachable
 states, that none exists. The fresh successors of an expansion are valued in chunks
 (:mod:`up_gnnplan.runtime.chunks`); the solve's time and memory limits are checked before each
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 
 from up_gnnplan.limits import LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
@@ -33,22 +39,56 @@ def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int
 
     ``limits`` (time and memory) take precedence over ``time_limit``.
     """
+    return _best_first(task, value_fn, False, time_limit, max_expansions, limits, inputs)
+
+
+def dual_gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
+              limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+    """Search from the initial state of ``task``, expanding in turn the state of lowest learned
+    value and the state of lowest FF value (see the module docstring)."""
+    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs)
+
+
+class _FF:
+    """pymimir's FF heuristic of one task; ``None`` for a state it proves a dead end (relaxed-unsolvable)."""
+
+    def __init__(self, task):
+        import pymimir
+
+        from up_gnnplan.native import quiet_stdout
+
+        with quiet_stdout():
+            self.heuristic = pymimir.FFHeuristic(task.mimir_problem)
+
+    def __call__(self, state) -> float | None:
+        value = self.heuristic.compute_value(state)
+        return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, limits, inputs) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
-    parents = {}
+    parents, closed = {}, set()
     try:
         inputs = inputs or Inputs(task)
         evaluate = ChunkedEvaluator(value_fn, limits)
+        ff = _FF(task) if alternate_ff else None
         root = task.initial_state()
         parents[root.get_index()] = None
         tie = itertools.count()
-        frontier = [(0.0, next(tie), root)]
-        while frontier:
+        queues = [[(0.0, next(tie), root)]] + ([[(0.0, next(tie), root)]] if ff else [])
+        turn = 0
+        while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
             if max_expansions is not None and expanded >= max_expansions:
                 return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
                                     f"expansion limit of {max_expansions} reached")
-            _, _, state = heapq.heappop(frontier)
+            queue = queues[turn % len(queues)] or next(q for q in queues if q)
+            turn += 1
+            _, _, state = heapq.heappop(queue)
+            if state.get_index() in closed:  # expanded already, from the other list
+                continue
+            closed.add(state.get_index())
             if is_goal(task, state):
                 actions, cost = _plan(parents, state.get_index())
                 return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed())
@@ -66,7 +106,9 @@ def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int
                     values = evaluate(fresh, inputs, what)
                     evaluated += len(fresh)
                     for value, child in zip(values.tolist(), fresh):
-                        heapq.heappush(frontier, (value, next(tie), child))
+                        heapq.heappush(queues[0], (value, next(tie), child))
+                        if ff is not None and (h := ff(child)) is not None:
+                            heapq.heappush(queues[1], (h, next(tie), child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
