@@ -1,0 +1,97 @@
+"""Mode auto's fallback after the value policy gives up: GBFS on V against dual-gbfs (V and FF) (issue 14).
+
+The default mode runs the greedy policy of the shipped value model, then, when it gives up, a
+search with the time left. Measured before: GBFS on the same V rarely recovers what the policy
+lost (15 of 109). ``dual-gbfs`` alternates the learned V with pymimir's FF heuristic, something
+the model does not already say. Per domain, on all 30 IPC 2023 ``testing/easy`` tasks with the
+shipped value model (``NAME`` or ``NAME-value``), ``--timeout`` each, one ``gnnplan compare``
+run per fallback into ``benchmarks/results/fallbacks/DOMAIN/FALLBACK/``; LAMA-first and the
+WL-GOOSE peer on the same tasks and limit come from ``benchmarks/results/action_heads/coverage``
+(run there; their rows are read, not run again), as do the rows of the value policy alone with
+the same model (``shipped-value``). ``table`` writes ``table.md``: coverage of each, and the mean
+plan length on the tasks both fallbacks solved.
+
+    OMP_NUM_THREADS=1 python benchmarks/fallbacks.py run rovers sokoban spanner floortile
+    python benchmarks/fallbacks.py table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_zoo import DOMAINS, SHARED, run, test_problems  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "fallbacks"
+LOG = OUT / "commands.log"
+PEERS = ROOT / "benchmarks" / "results" / "action_heads" / "coverage"
+FALLBACKS = ("gbfs", "dual-gbfs")
+
+
+def value_model(name: str) -> str:
+    """Return the shipped value model of a domain (``NAME-value`` where an action model ships as ``NAME``)."""
+    from up_gnnplan.models_zoo import entries, heads_of
+
+    names = {e["name"]: e for e in entries()}
+    for candidate in (f"{name}-value", name):
+        if candidate in names and heads_of(names[candidate]) == "value":
+            return candidate
+    raise SystemExit(f"{name}: no shipped value model")
+
+
+def run_domains(args) -> None:
+    for name in args.domains:
+        spec = DOMAINS[name]
+        tests = test_problems(spec, 30)
+        for fallback in FALLBACKS:
+            run(["gnnplan", "compare", SHARED / spec.domain, *tests, "--engine", "gnnplan", "--model", value_model(name),
+                 "--engine-param", f"gnnplan:fallback={fallback}", "--timeout", args.timeout, "--jobs", 1,
+                 "--no-plots", "-o", OUT / name / fallback, "--resume"], LOG)
+
+
+def _rows(path: Path) -> dict:
+    from up_gnnplan.compare import read_results
+
+    return {r["problem"]: r for r in read_results(path / "results.jsonl")} if (path / "results.jsonl").is_file() else {}
+
+
+def table(args) -> None:
+    lines = ["| domain | tasks | LAMA-first | WL-GOOSE | value policy alone | gnnplan, fallback gbfs | "
+             "gnnplan, fallback dual-gbfs | mean plan length, both solved (gbfs / dual-gbfs) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    summary = {}
+    for folder in sorted(p for p in OUT.iterdir() if p.is_dir()):
+        runs = {f: _rows(folder / f) for f in FALLBACKS}
+        if not all(runs.values()):
+            continue
+        peers = {label: _rows(PEERS / folder.name / label) for label in ("lama-first", "wl-goose", "shipped-value")}
+        solved = {k: sum(r["solved"] for r in rows.values()) for k, rows in {**runs, **peers}.items()}
+        both = [p for p in runs["gbfs"] if runs["gbfs"][p]["solved"] and runs["dual-gbfs"].get(p, {}).get("solved")]
+        lengths = {f: (sum(runs[f][p]["plan_length"] for p in both) / len(both) if both else None) for f in FALLBACKS}
+        tasks = len(runs["gbfs"])
+        summary[folder.name] = {"tasks": tasks, "solved": solved, "mean_plan_length_both_solved": lengths}
+        peer = {k: f"{solved[k]}/{len(peers[k])}" if peers[k] else "not run" for k in peers}
+        length = " / ".join(f"{lengths[f]:.1f}" if lengths[f] is not None else "-" for f in FALLBACKS)
+        lines.append(f"| {folder.name} | {tasks} | {peer['lama-first']} | {peer['wl-goose']} | {peer['shipped-value']} | "
+                     f"{solved['gbfs']}/{tasks} | {solved['dual-gbfs']}/{len(runs['dual-gbfs'])} | {length} |")
+    (OUT / "table.md").write_text("\n".join(lines) + "\n")
+    (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print("\n".join(lines))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["run", "table"])
+    parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(DOMAINS)))
+    parser.add_argument("--timeout", type=float, default=60.0)
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    {"run": run_domains, "table": table}[args.stage](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
