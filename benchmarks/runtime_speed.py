@@ -1,8 +1,10 @@
 """Run-time speed: onnxruntime against torch eager, GBFS expansion rate, policy step breakdown.
 
-Three measurements in one run, on the shipped Blocks model (``models_zoo/blocks.onnx``) and its
-torch checkpoint (``/tmp/gnnplan-zoo/blocks.pt`` by default; same weights, which the value
-check confirms):
+Three measurements in one run, on the shipped Blocks model (``models_zoo/blocks.onnx``) and the
+torch model of the same weights: rebuilt from the ONNX file itself by default
+(:func:`up_gnnplan.exporters.reexport.load_exported`, so a fresh clone reproduces every figure),
+or loaded from a torch checkpoint given with ``--checkpoint`` (the value check confirms the
+weights agree either way):
 
 1. Evaluated states per second, onnxruntime (:class:`OnnxValueFunction`, one intra-op thread)
    against torch eager (the checkpoint model from ``load_checkpoint``: eval mode,
@@ -53,7 +55,6 @@ from up_gnnplan.encodings.packing import pack
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKS = ROOT.parent / "shared" / "benchmarks" / "ipc-classic" / "blocks"
-DEFAULT_CHECKPOINT = Path("/tmp/gnnplan-zoo/blocks.pt")
 
 
 def load_avg() -> str:
@@ -84,7 +85,7 @@ def table(header: list[str], rows: list[list[str]], right_from: int = 1) -> str:
 
 def collect_states(problems: list[Path], total: int, walk_length: int, seed: int):
     """Return [(name, task, inputs converter, [StateInput])] with about ``total`` states in all."""
-    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.problems import load_task
     from up_gnnplan.search.common import Inputs
     from up_gnnplan.states import successors
 
@@ -413,7 +414,7 @@ def section_profile(args, collected, sides, model_path, log):
 
 
 def section_gbfs(args, vf, log):
-    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.problems import load_task
     from up_gnnplan.search import gbfs
 
     rows = []
@@ -484,7 +485,7 @@ def instrumented_policy(task, vf, max_steps: int):
 
 
 def section_policy(args, vf, log):
-    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.problems import load_task
     from up_gnnplan.search import policy_rollout
 
     rows = []
@@ -526,7 +527,8 @@ def section_policy(args, vf, log):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="blocks", help="shipped model name or ONNX path (default: blocks)")
-    parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT, help="torch checkpoint of the same model")
+    parser.add_argument("--checkpoint", type=Path, default=None,
+                        help="torch checkpoint of the same model [default: the model rebuilt from the ONNX file's weights]")
     parser.add_argument("--states", type=int, default=2000, help="states to collect by random walks (default 2000)")
     parser.add_argument("--walk-length", type=int, default=50, help="steps per random walk before restarting")
     parser.add_argument("--seed", type=int, default=0)
@@ -550,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from up_gnnplan.models_zoo import resolve
     from up_gnnplan.runtime import OnnxValueFunction
+    from up_gnnplan.exporters.reexport import load_exported
     from up_gnnplan.training.checkpoint import load_checkpoint
 
     torch.set_num_threads(1)
@@ -567,9 +570,14 @@ def main(argv: list[str] | None = None) -> int:
 
     model_path = resolve(args.model)
     vf = OnnxValueFunction(model_path)
-    model, encoding, config, _ = load_checkpoint(args.checkpoint)
+    if args.checkpoint is not None:
+        model, encoding, config, _ = load_checkpoint(args.checkpoint)
+        source = f"checkpoint {args.checkpoint}"
+    else:
+        model, encoding, config, _ = load_exported(model_path)
+        source = f"torch model rebuilt from the weights of {model_path.name}"
     model.eval()
-    log(f"model {model_path} ({vf.provider}); checkpoint {args.checkpoint}: {config.architecture}, hidden {config.hidden}, "
+    log(f"model {model_path} ({vf.provider}); {source}: {config.architecture}, hidden {config.hidden}, "
         f"layers {config.layers}, {config.aggregation}; {sum(p.numel() for p in model.parameters()):,} parameters")
     if encoding.config() != vf.encoding.config():
         log("WARNING: checkpoint and ONNX encodings differ")
