@@ -120,7 +120,7 @@ def _training_summary(path: Path) -> dict:
 
 def steps(args) -> None:
     from up_gnnplan.models_zoo import find_model
-    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.problems import load_task
     from up_gnnplan.runtime import OnnxValueFunction
     from up_gnnplan.search import action_policy_rollout, policy_rollout
 

@@ -40,7 +40,7 @@ def largest_tasks(domains):
     """Yield (domain, objects, problem path, task, shipped model path) of each domain's largest
     ``testing/easy`` problem, for the domains with a shipped model (others are reported)."""
     from up_gnnplan.models_zoo import find_model
-    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.problems import load_task
 
     for domain in domains:
         objects, problem = largest(domain)
@@ -57,7 +57,7 @@ def main():
     parser.add_argument("domains", nargs="*", default=DOMAINS)
     parser.add_argument("--steps", type=int, default=20)
     args = parser.parse_args()
-    from up_gnnplan.problems.loading import load_task
+    from up_gnnplan.problems import load_task
     from up_gnnplan.runtime import OnnxValueFunction
 
     print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="

@@ -18,7 +18,7 @@ from up_gnnplan.cli import main
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.generators import GENERATORS, generate
 from up_gnnplan.datasets.generators.exists_common import COLOURS, can_bind
-from up_gnnplan.problems.loading import load_pddl, load_task
+from up_gnnplan.problems import load_pddl, load_task
 
 EXISTS = ["exists-blocks", "exists-blocks-c", "exists-gripper", "exists-delivery", "exists-visitall"]
 

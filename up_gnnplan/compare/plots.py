@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from up_gnnplan.compare import is_solved
-from up_gnnplan.compare.report import common_pairs, coverage, seconds
+from up_gnnplan.compare.tallies import common_pairs, coverage, seconds
 
 INSTALL_HINT = "matplotlib is not installed, so no plots were drawn: pip install 'up-gnnplan[plot]'"
 

@@ -18,32 +18,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from up_gnnplan.compare import is_solved
+from up_gnnplan.compare.plots import write_plots
+from up_gnnplan.compare.tallies import MIN_SECONDS, common_pairs, coverage, seconds
 
 CSV_FIELDS = ["engine", "domain", "problem", "timeout", "status", "solved", "plan_length", "plan_cost", "wall_time",
               "solve_time", "engine_time", "expanded", "evaluated", "valid", "validation_note", "error", "killed",
               "model", "memory_mb", "max_rss_mb", "domain_file", "problem_file", "log"]
-MIN_SECONDS = 1e-3  # times below a millisecond are counted as one, so ratios stay finite
-
-
-def seconds(record: dict) -> float:
-    """Return the time of a record used in ratios and plots (see the module docstring)."""
-    value = record.get("solve_time")
-    return max(MIN_SECONDS, value if value is not None else record.get("wall_time") or 0.0)
-
-
-def by_task(records: list[dict]) -> dict[tuple[str, str], dict[str, dict]]:
-    """Group records by (domain, problem), then by engine."""
-    tasks: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
-    for record in records:
-        tasks[(record["domain"], record["problem"])][record["engine"]] = record
-    return tasks
-
-
-def common_pairs(records, engine: str, baseline: str):
-    """Yield (domain, engine record, baseline record) for the tasks both engines solved."""
-    for (domain, _), runs in sorted(by_task(records).items()):
-        if engine in runs and baseline in runs and is_solved(runs[engine]) and is_solved(runs[baseline]):
-            yield domain, runs[engine], runs[baseline]
 
 
 def _geomean(values: list[float]) -> float:
@@ -54,15 +34,6 @@ def _table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
-
-
-def coverage(records, engines) -> dict[str, dict[str, int]]:
-    """Return domain → engine → tasks solved with a plan not found invalid."""
-    table = {domain: {e: 0 for e in engines} for domain in sorted({r["domain"] for r in records})}
-    for record in records:
-        if is_solved(record) and record["engine"] in engines:
-            table[record["domain"]][record["engine"]] += 1
-    return table
 
 
 def _ratio_table(records, engines, baseline, value) -> str:
@@ -151,8 +122,6 @@ def write_reports(records, out_dir, engines, baseline, plots: bool = True) -> tu
     files[1].write_text(json.dumps(data, indent=1) + "\n")
     note = ""
     if plots:
-        from up_gnnplan.compare.plots import write_plots
-
         written, note = write_plots(records, out, engines, baseline)
         files += written
     summary = summary_markdown(records, engines, baseline, note)

@@ -17,7 +17,7 @@ from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.optimal import label_optimal
 from up_gnnplan.datasets.store import Dataset, ProblemRecord, check_signature, file_sha256
 from up_gnnplan.errors import StateLimitExceeded, UnsolvableProblemError
-from up_gnnplan.problems.loading import load_task
+from up_gnnplan.problems import load_task
 from up_gnnplan.states.atoms import StateAtoms
 
 log = logging.getLogger(__name__)

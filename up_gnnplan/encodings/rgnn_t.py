@@ -84,7 +84,7 @@ Navig-xy: a generated instance (``blocked_ratio`` 0.25), initial state. Its stat
 ``cell(x, y)`` atoms put every ``⟨x, y⟩`` in ``R_1``, so ``R_2`` already holds every pair and
 ``Δ_2 = n³``: from ``t = 2`` on, compose atoms grow cubically with the number of objects, and
 so do the model's messages (3 per compose atom and layer). Regenerate the table with
-``python -c "from up_gnnplan.encodings.rgnn_t import _measure; _measure()"``.
+``OMP_NUM_THREADS=1 python benchmarks/rgnn_t_encoding_cost.py``.
 """
 
 from __future__ import annotations
@@ -254,86 +254,3 @@ def _pad(args: np.ndarray, width: int) -> np.ndarray:
     padded = np.full((len(args), width), -1, dtype=args.dtype)
     padded[:, : args.shape[1]] = args
     return padded
-
-
-def _measure() -> None:  # pragma: no cover - regenerates the cost table of the module docstring
-    import random
-    import tempfile
-    import time
-    from pathlib import Path
-
-    from up_gnnplan.problems import load_task
-    from up_gnnplan.states import StateAtoms
-
-    def timed(enc, batch, repeat):
-        """Return ms per state: the best of 5 rounds of ``repeat`` calls (the machine is shared)."""
-        enc.encode(batch)
-        best = float("inf")
-        for _ in range(5):
-            start = time.perf_counter()
-            for _ in range(repeat):
-                enc.encode(batch)
-            best = min(best, time.perf_counter() - start)
-        return best / repeat / len(batch) * 1000
-
-    def report(label, signature, state):
-        plain = RGNNEncoding(signature)
-        counts, single, batched = [], [], []
-        for t in (0, 1, 2):
-            enc = RGNNTEncoding(signature, t=t)
-            out = enc.encode([state])
-            atoms = sum(len(out[f"rel_{i}"]) for i, (name, _) in enumerate(enc.relations) if name != COMPOSE)
-            compose = len(out[f"rel_{len(enc.relations) - 1}"]) if t else 0
-            counts.append(compose)
-            single.append(timed(enc, [state], 50))
-            batched.append(timed(enc, [state] * 32, 5))
-        nodes = len(out["node_graph"])
-        print(f"{label:24s} {state.num_objects:4d} {nodes:6d} {atoms:8d} {counts[1]:8d} {counts[2]:8d}     "
-                + " / ".join(f"{x:.2f}" for x in single) + f"  ({timed(plain, [state], 50):.2f})    "
-              + " / ".join(f"{x:.2f}" for x in batched) + f"  ({timed(plain, [state] * 32, 5):.2f})")
-
-    def blocks_state(n, seed):
-        rng = random.Random(seed)
-        names = [f"b{i}" for i in range(n)]
-        towers, order = [], names[:]
-        rng.shuffle(order)
-        for b in order:
-            if towers and rng.random() < 0.6:
-                rng.choice(towers).append(b)
-            else:
-                towers.append([b])
-        init = ["(handempty)"]
-        for tower in towers:
-            init.append(f"(ontable {tower[0]})")
-            init += [f"(on {up} {down})" for down, up in zip(tower, tower[1:])]
-            init.append(f"(clear {tower[-1]})")
-        goal = [f"(on {names[i]} {names[i + 1]})" for i in range(n - 1)]
-        return (f"(define (problem bw{n}) (:domain blocksworld) (:objects {' '.join(names)} - block)"
-                f" (:init {' '.join(init)}) (:goal (and {' '.join(goal)})))")
-
-    from up_gnnplan.data import example
-    from up_gnnplan.datasets.generators import generate
-    from up_gnnplan.encodings.rgnn import RGNNEncoding
-
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        cases = []
-        for n in (5, 10, 20):
-            path = tmp / f"bw{n}.pddl"
-            path.write_text(blocks_state(n, n))
-            cases.append((f"Blocksworld {n:2d} blocks", example("blocksworld"), path))
-        for w, h in ((6, 4), (10, 10)):
-            (path,) = generate("navig-xy", tmp / f"nav{w}x{h}", count=1, seed=0, width=w, height=h, blocked_ratio=0.25)
-            cases.append((f"Navig-xy {w:2d} x {h:2d}", path.parent / "domain.pddl", path))
-        print("instance                 objs  nodes  A_0+OBJ      Δ_1      Δ_2     "
-              "ms/state t=0/1/2 (rgnn), batch 1     batch 32")
-        for label, domain, problem in cases:
-            task = load_task(domain, problem)
-            converter = StateAtoms(task)
-            state = StateInput(converter.of(task.initial_state()), converter.goal, task.num_objects,
-                               converter.negative_goal)
-            report(label, task.signature, state)
-
-
-if __name__ == "__main__":  # pragma: no cover - prefer: python -c "from ...rgnn_t import _measure; _measure()"
-    _measure()

@@ -81,10 +81,9 @@ def _plan(engine, problem, limits, messages: list, metrics: dict):
     planner = engine.grounding["planner"]
     left = limits.deadline.remaining()
     if planner == "gnnplan":
-        from up_gnnplan.plugins.engine import GnnplanEngine
-
-        inner = GnnplanEngine(mode="auto", max_steps=engine.max_steps, threads=engine.threads,
-                              memory_mb=engine.memory_mb, device=engine.device)
+        # A fresh engine of the caller's class (the gnnplan engine, which calls this), in mode auto.
+        inner = type(engine)(mode="auto", max_steps=engine.max_steps, threads=engine.threads,
+                             memory_mb=engine.memory_mb, device=engine.device)
         result = inner.solve(problem, timeout=left)
     else:
         problem.environment.credits_stream = None

@@ -15,10 +15,11 @@ predicates and actions back to UP items. Traps handled here:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
-from up_gnnplan.problems.loading import Source, source_of
+from up_gnnplan.problems.loading import Source, load_pddl, source_of
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
 from up_gnnplan.states.types import DomainTypes
@@ -287,3 +288,8 @@ class Task:
     @property
     def num_objects(self) -> int:
         return len(self.objects)
+
+
+def load_task(domain: str | Path, problem: str | Path, **task_options) -> Task:
+    """Load PDDL files (:func:`~up_gnnplan.problems.loading.load_pddl`) and return a checked :class:`Task`."""
+    return Task(load_pddl(domain, problem), **task_options)

@@ -148,10 +148,3 @@ def load_pddl(domain: str | Path, problem: str | Path):
     _SOURCES[id(up_problem)] = Source(domain_path, problem_path)
     weakref.finalize(up_problem, _SOURCES.pop, id(up_problem), None)
     return up_problem
-
-
-def load_task(domain: str | Path, problem: str | Path, **task_options):
-    """Load PDDL files and return a checked :class:`~up_gnnplan.problems.bridge.Task`."""
-    from up_gnnplan.problems.bridge import Task
-
-    return Task(load_pddl(domain, problem), **task_options)
