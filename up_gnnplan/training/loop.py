@@ -20,9 +20,9 @@ from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, split
 from up_gnnplan.training.devices import autocast, device_of, resolve_device
 from up_gnnplan.training.distributed import ProcessGroup
-from up_gnnplan.training.ranking import RankingObjective
 from up_gnnplan.training.objectives import (  # noqa: F401  (predict re-exported)
-    ActionObjective, make_objective, outputs, predict, to_tensors)
+    ActionObjective, ValueObjective, outputs, predict, to_tensors)
+from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective
 
 
 def seed_everything(seed: int, threads: int) -> None:
@@ -66,6 +66,21 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         raise ValueError(f"--batch-size {config.batch_size} leaves some of the {group.world_size} processes without states")
     with group.joined(device):
         return _train(dataset, config, on_epoch, validation, validation_tasks, group)
+
+
+def make_objective(config, dataset):
+    """Return the objective of ``config.head`` for ``dataset`` (refusing datasets without actions for action heads)."""
+    from up_gnnplan.models import head_parts
+
+    kind, value = head_parts(config.head)
+    if config.loss in RANK_LOSSES:
+        if kind is not None:
+            raise ValueError(f"--loss {config.loss} ranks a state's successors by their values, so it trains value "
+                             f"heads; --head {config.head} scores actions (its logits loss already ranks them)")
+        return RankingObjective(config)
+    if kind is None:
+        return ValueObjective(config)
+    return ActionObjective(config, kind, value, dataset)
 
 
 def _train(dataset, config, on_epoch, validation, validation_tasks, group):

@@ -197,20 +197,3 @@ def segment_logsumexp(x, segment, count: int):
                                                                                        include_self=True)
     total = torch.zeros((count,), dtype=x.dtype, device=x.device).scatter_add(0, segment, torch.exp(x - top[segment]))
     return top + torch.log(total)
-
-
-def make_objective(config, dataset):
-    """Return the objective of ``config.head`` for ``dataset`` (refusing datasets without actions for action heads)."""
-    from up_gnnplan.models import head_parts
-
-    from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective
-
-    kind, value = head_parts(config.head)
-    if config.loss in RANK_LOSSES:
-        if kind is not None:
-            raise ValueError(f"--loss {config.loss} ranks a state's successors by their values, so it trains value "
-                             f"heads; --head {config.head} scores actions (its logits loss already ranks them)")
-        return RankingObjective(config)
-    if kind is None:
-        return ValueObjective(config)
-    return ActionObjective(config, kind, value, dataset)
