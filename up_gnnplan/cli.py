@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from up_gnnplan.executors import EXECUTORS  # the executors' names: no ray
 from up_gnnplan.models import ARCHITECTURES, HEADS, architectures_with, option_default  # the registry: no torch
 
 # Exit codes, named so that scripts can rely on them.
@@ -108,19 +109,34 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--states-per-goal", type=click.IntRange(min=1), default=48, show_default=True,
               help="With --grounding: states kept per goal variant (the initial state among them).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With --grounding: seed of the variants and states.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Problems labelled at once, each in its own process [default: 1, in this process; with "
+                   "--executor ray, as many as the cluster has CPUs].")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+              help="local: processes on this machine; ray: each problem a Ray task (pip install 'up-gnnplan[ray]').")
+@click.option("--address", metavar="HOST:PORT",
+              help="With --executor ray: the cluster's head (`ray start --head` prints it); 'local' starts a new "
+                   "local instance [default: RAY_ADDRESS, else a cluster on this machine, else a new local one].")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=None,
+              help="Address-space limit of each problem's process (runs each problem in a process of its own).")
+@click.option("--task-timeout", type=SECONDS, default=None,
+              help="Seconds for each problem's process (runs each problem in a process of its own).")
 def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
-            successor_time_limit, no_successors, grounding, goals_per_problem, states_per_goal, seed):
+            successor_time_limit, no_successors, grounding, goals_per_problem, states_per_goal, seed, jobs, executor,
+            address, memory_mb, task_timeout):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
     Examples: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz;
-    gnnplan dataset --example blocksworld -o blocks.npz
+    gnnplan dataset --example blocksworld -o blocks.npz;
+    gnnplan dataset domain.pddl p*.pddl -o blocks.npz --executor ray --address HOST:6379
     """
     files = list(files) + (_bundled_example(example) if example else [])
     if len(files) < 2:
         _fail(click.UsageError("give a DOMAIN file and at least one PROBLEM file (or --example NAME)"))
     domain, problems = files[0], files[1:]
-    from up_gnnplan.datasets.build import BuildOptions, build_dataset
+    from up_gnnplan.datasets.build import BuildOptions, build_dataset, sweep_dataset
     from up_gnnplan.errors import GnnplanError, UnsolvableProblemError
+    from up_gnnplan.executors import make_executor
     from up_gnnplan.progress import ProblemProgress
 
     options = BuildOptions(
@@ -128,9 +144,16 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
         plan_time_limit=plan_time_limit, successor_time_limit=successor_time_limit,
         include_successors=not no_successors,
     )
+    sweep = executor != "local" or (jobs or 1) > 1 or memory_mb is not None or task_timeout is not None
+    if sweep and grounding:
+        _fail(click.UsageError("--grounding labels in this process only (its goal variants draw from one random "
+                               "stream across problems): drop --jobs, --executor, --memory-mb and --task-timeout"))
     try:
         with ProblemProgress(len(problems)) as progress:
-            if grounding:
+            if sweep:
+                data = sweep_dataset(domain, list(problems), options, make_executor(executor, jobs, address),
+                                     memory_mb=memory_mb, timeout=task_timeout, progress=progress)
+            elif grounding:
                 from up_gnnplan.grounding.dataset import GroundingDataOptions, build_grounding_dataset
 
                 data = build_grounding_dataset(domain, list(problems), GroundingDataOptions(
@@ -676,7 +699,14 @@ def _check_models(shipped: list[dict], device: str) -> None:
 @click.option("--example", "examples", multiple=True, metavar="NAME", help="Repeatable: a bundled example domain.")
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds given to the planner of each task.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tasks run in parallel.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Tasks run in parallel [default: 1; with --executor ray, as many as the cluster has CPUs].")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+              help="local: processes on this machine; ray: each task a Ray task with the same limits, run again if "
+                   "its worker is lost (pip install 'up-gnnplan[ray]').")
+@click.option("--address", metavar="HOST:PORT",
+              help="With --executor ray: the cluster's head (`ray start --head` prints it); 'local' starts a new "
+                   "local instance [default: RAY_ADDRESS, else a cluster on this machine, else a new local one].")
 @click.option("--memory-mb", type=click.IntRange(min=64), default=4096, show_default=True,
               help="Address-space limit of each task's process.")
 @click.option("--grace", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -685,8 +715,8 @@ def _check_models(shipped: list[dict], device: str) -> None:
 @click.option("--resume", is_flag=True, help="Skip the tasks already in OUT/results.jsonl (else it starts anew).")
 @click.option("--baseline", metavar="SPEC", help="The engine of the ratios (default: the last --engine).")
 @click.option("--no-plots", is_flag=True, help="Do not draw the PNG plots.")
-def compare(files, engines, models, register, engine_params, suites, examples, timeout, jobs, memory_mb, grace,
-            output, resume, baseline, no_plots):
+def compare(files, engines, models, register, engine_params, suites, examples, timeout, jobs, executor, address,
+            memory_mb, grace, output, resume, baseline, no_plots):
     """Compare planners: every --engine on every problem, each task in its own process.
 
     Problems are DOMAIN PROBLEM... files, --suite folders and --example domains. Every plan is
@@ -697,10 +727,14 @@ def compare(files, engines, models, register, engine_params, suites, examples, t
     An engine of another package, with its model per domain (run from the repository root):
     gnnplan compare --register benchmarks.goose.engine --engine wl-goose
     --engine-param wl-goose:model=blocksworld=bw.json --suite bench/blocks -o out
+
+    On a Ray cluster (the nodes need this package and the files at the same paths):
+    gnnplan compare --engine gnnplan --suite bench/blocks -o out --executor ray --address HOST:6379
     """
     import os
 
     from up_gnnplan.compare import compare as run, file_problems, suite_problems
+    from up_gnnplan.errors import GnnplanError
 
     files = list(files)
     suites = list(suites) + [f for f in files if Path(f).is_dir()]
@@ -727,8 +761,8 @@ def compare(files, engines, models, register, engine_params, suites, examples, t
             raise click.UsageError("give DOMAIN PROBLEM... files, --suite DIR or --example NAME")
         outcome = run(list(engines), problems, output, timeout=timeout, jobs=jobs, memory_mb=memory_mb, model=model,
                       resume=resume, baseline=baseline, grace=grace, plots=not no_plots, register=register,
-                      engine_params=list(engine_params))
-    except (ValueError, FileNotFoundError, click.UsageError) as error:
+                      engine_params=list(engine_params), executor=executor, address=address)
+    except (ValueError, FileNotFoundError, click.UsageError, GnnplanError) as error:
         _fail(error)
     click.echo(outcome.summary, nl=False)
     click.echo(f"\n{len(outcome.records)} task(s); results and reports in {output}/: "

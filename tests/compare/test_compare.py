@@ -25,8 +25,9 @@ from up_gnnplan.compare import (
     read_results,
     suite_problems,
 )
-from up_gnnplan.compare.runner import _out_of_memory, check_plan, run_tasks
+from up_gnnplan.compare.runner import check_plan, run_tasks
 from up_gnnplan.data import example
+from up_gnnplan.executors import out_of_memory
 from up_gnnplan.problems.loading import load_pddl
 
 pytest.importorskip("torch")
@@ -171,8 +172,8 @@ def test_failed_allocations_are_recognised_through_the_exception_chain(error):
         except BaseException:
             raise ValueError("/x/domain.pddl: cannot be parsed") from None
     except ValueError as outer:
-        assert _out_of_memory(outer)
-    assert not _out_of_memory(ValueError("line 3: unknown predicate on"))
+        assert out_of_memory(outer)
+    assert not out_of_memory(ValueError("line 3: unknown predicate on"))
 
 
 def test_check_plan_rejects_plans_that_miss_the_goal():
@@ -244,12 +245,12 @@ def test_a_process_at_its_memory_limit_is_recognised_by_a_probe():
     import subprocess
     import sys
 
-    from up_gnnplan.compare.runner import _cannot_allocate
+    from up_gnnplan.executors import cannot_allocate
 
-    assert not _cannot_allocate()
-    script = ("import resource; from up_gnnplan.compare.runner import _cannot_allocate; "
+    assert not cannot_allocate()
+    script = ("import resource; from up_gnnplan.executors import cannot_allocate; "
               "used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize(); "
               "resource.setrlimit(resource.RLIMIT_AS, (used + 2**20, resource.RLIM_INFINITY)); "
-              "print(_cannot_allocate())")
+              "print(cannot_allocate())")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "True", done.stderr

@@ -19,7 +19,8 @@ Usage::
                       model="model.onnx")
     print(outcome.summary)                 # also in out/summary.md
 
-Every task runs in its own process with a wall-clock and a memory limit; each result is
+Every task runs in its own process with a wall-clock and a memory limit, on this machine or,
+with ``executor="ray"``, on a Ray cluster (:mod:`up_gnnplan.executors`); each result is
 appended to ``out/results.jsonl`` as it finishes (``resume=True`` skips recorded tasks), and
 every plan of every engine is validated in that process. See :mod:`.runner` and :mod:`.report`.
 """
@@ -268,17 +269,18 @@ class Comparison:
     baseline: str | None = None
 
 
-def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 60.0, jobs: int = 1,
+def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 60.0, jobs: int | None = None,
             memory_mb: int = 4096, model=None, resume: bool = False, baseline: str | None = None,
             grace: float = GRACE, progress: bool | None = None, plots: bool = True, register=(),
-            engine_params=()) -> Comparison:
+            engine_params=(), executor: str = "local", address: str | None = None) -> Comparison:
     """Run every engine on every problem, write the results and the reports into ``out_dir``.
 
     Args:
         engines: engine specs (``"gnnplan:gbfs"``, ``"fast-downward"``, ...).
         problems: from :func:`file_problems` and :func:`suite_problems`.
         timeout: seconds given to the planner of one task.
-        jobs: tasks run in parallel.
+        jobs: tasks run in parallel (default: 1 with the local executor; with Ray, as many as
+            the cluster has CPUs).
         memory_mb: address-space limit of each task's process.
         model: for gnnplan engines, a model (name or ONNX file), or a dict from domain name to
             model with key ``None`` for every other domain; default: the shipped model.
@@ -291,9 +293,14 @@ def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 
             looked up: they register more UP engines.
         engine_params: :class:`EngineParam` (or their text, see :func:`parse_engine_param`)
             given to the engines they name.
+        executor: ``"local"`` (a process pool on this machine) or ``"ray"`` (each task a Ray
+            task, with the same limits; see :mod:`up_gnnplan.executors`).
+        address: with ``"ray"``, the cluster's ``HOST:PORT`` (``auto``, ``local``, or None for
+            Ray's own choice).
     """
     from up_gnnplan.compare.report import write_reports
     from up_gnnplan.compare.runner import run_tasks
+    from up_gnnplan.executors import make_executor
 
     register = tuple(register)
     register_modules(register)
@@ -311,6 +318,6 @@ def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 
                              f"({', '.join(labels)})")
     tasks = make_tasks(specs, problems, timeout, model, engine_params)
     records = run_tasks(tasks, out_dir, jobs=jobs, memory_mb=memory_mb, grace=grace, resume=resume, progress=progress,
-                        register=register)
+                        register=register, executor=make_executor(executor, jobs, address))
     summary, files = write_reports(records, out_dir, labels, baseline, plots=plots)
     return Comparison(records, summary, files, labels, baseline)

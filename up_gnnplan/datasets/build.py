@@ -3,25 +3,33 @@
 For each problem: load and check it, then label its states, either by expanding the whole
 state space (``expand``), along optimal plans (``optimal``), or by expanding when the space
 fits under the state limit and falling back to optimal plans otherwise (``auto``).
+
+:func:`build_dataset` labels the problems one after the other in this process;
+:func:`sweep_dataset` makes each problem a job of an executor (local processes or a Ray
+cluster, :mod:`up_gnnplan.executors`) and joins the parts in the order of the problems, so both
+write the same dataset.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from up_gnnplan import __version__
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.optimal import label_optimal
 from up_gnnplan.datasets.store import Dataset, ProblemRecord, check_signature, file_sha256
-from up_gnnplan.errors import StateLimitExceeded, UnsolvableProblemError
+from up_gnnplan.errors import DatasetError, GnnplanError, StateLimitExceeded, UnsolvableProblemError
 from up_gnnplan.problems import load_task
 from up_gnnplan.states.atoms import StateAtoms
 
 log = logging.getLogger(__name__)
 METHODS = ("auto", "expand", "optimal")
+# Imported once by the forkserver of a sweep, so that each problem's process starts with them loaded.
+PRELOAD = ["up_gnnplan", "unified_planning.shortcuts", "unified_planning.io", "pymimir", "up_gnnplan.datasets.build"]
 
 
 @dataclass
@@ -115,3 +123,56 @@ def _domain_name(domain: str | Path) -> str:
     """Return the PDDL name of the domain (``(define (domain NAME)``), else the file's folder."""
     found = re.search(r"\(\s*define\s*\(\s*domain\s+([^\s)]+)", Path(domain).read_text(), re.IGNORECASE)
     return found.group(1) if found else Path(domain).parent.name
+
+
+def label_problem(domain: str, problem: str, options: dict, names: tuple[str, str], phase=None) -> Dataset:
+    """Return the dataset of one problem: the job of :func:`sweep_dataset`.
+
+    The job reads the files at their absolute paths (it runs in a folder of its own) and records
+    them by ``names``, the paths as the user gave them, as :func:`build_dataset` does.
+    """
+    dataset = build_dataset(domain, [problem], BuildOptions(**options))
+    dataset.problems[0].domain_file, dataset.problems[0].problem_file = names
+    return dataset
+
+
+def sweep_dataset(domain: str | Path, problems: list[str | Path], options: BuildOptions | None, executor, *,
+                  memory_mb: int | None = None, timeout: float | None = None, progress=None) -> Dataset:
+    """Label each of ``problems`` as a job of ``executor`` (not yet entered) and return one dataset.
+
+    Each problem's process gets ``timeout`` seconds and an address space of ``memory_mb``; the
+    first problem that fails ends the sweep with its error, as in :func:`build_dataset`. The
+    parts are joined in the order of ``problems``, whatever order they finish in.
+    """
+    from contextlib import closing
+
+    from up_gnnplan.executors import Job
+
+    options = options or BuildOptions()
+    if options.method not in METHODS:
+        raise ValueError(f"unknown labelling method {options.method!r}; choose one of {', '.join(METHODS)}")
+    if not problems:
+        raise ValueError("no problem files given")
+    jobs = [Job(i, "up_gnnplan.datasets.build:label_problem",
+                (os.path.abspath(domain), os.path.abspath(problem), asdict(options), (str(domain), str(problem))),
+                timeout, memory_mb) for i, problem in enumerate(problems)]
+    parts: dict[int, Dataset] = {}
+    with executor, closing(executor.run(jobs, PRELOAD)) as outcomes:
+        for outcome in outcomes:
+            problem = problems[outcome.key]
+            if outcome.status != "ok":
+                if isinstance(outcome.exception, GnnplanError):
+                    raise outcome.exception
+                limit = {"timeout": f" (--task-timeout {timeout:g} s)" if timeout else "",
+                         "memout": f" (--memory-mb {memory_mb})"}.get(outcome.status, "")
+                raise DatasetError(f"{problem}: labelling ended with {outcome.status}{limit}: {outcome.error}")
+            parts[outcome.key] = outcome.value
+            if progress is not None:
+                progress.start(Path(problem).name, len(parts))
+                if hasattr(progress, "phase"):
+                    progress.phase(f"labelled, {len(outcome.value)} states ({len(parts)}/{len(problems)} problems)")
+    dataset = parts[0]
+    for i in range(1, len(problems)):
+        check_signature(parts[i], dataset.signature, str(problems[i]))
+        dataset.extend(parts[i])
+    return dataset
