@@ -6,12 +6,13 @@ torch-geometric layer it follows, with the same weights, on random graphs of sev
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
 
 from up_gnnplan.models.layers import GATv2Layer, GCNLayer, GINLayer
-from up_gnnplan.models.layers.scatter import scatter_sum, segment_softmax
+from up_gnnplan.models.layers.scatter import scatter_sum, segment_softmax, segment_sum
 from up_gnnplan.models.muller import MullerGNN
 
 torch.set_num_threads(1)
@@ -34,6 +35,39 @@ def test_segment_softmax_sums_to_one_per_node():
     alpha = segment_softmax(scores, index, 4)
     torch.testing.assert_close(scatter_sum(alpha, index, 4).squeeze(1), torch.tensor([1.0, 0.0, 1.0, 0.0]))
     assert torch.isfinite(alpha).all()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the legacy TorchScript exporter
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_segment_sum_adds_repeated_rows_in_torch_and_onnxruntime(tmp_path):
+    """``segment_sum`` against ``scatter_sum``: values and gradients in torch, and its ScatterND
+    export in onnxruntime on other sizes, with repeated indices, empty segments and no rows."""
+    ort = pytest.importorskip("onnxruntime")
+
+    class Sums(nn.Module):
+        def forward(self, values, index, segments):
+            return segment_sum(values, index, segments)
+
+    generator = torch.Generator().manual_seed(0)
+    values = torch.randn((9, 2, 3), generator=generator, requires_grad=True)
+    index = torch.tensor([0, 3, 3, 1, 3, 0, 0, 1, 3])  # segment 2 gets nothing
+    got = segment_sum(values, index, torch.zeros(5))
+    torch.testing.assert_close(got, scatter_sum(values, index, 5))
+    (weights,) = torch.randn((1, 5, 2, 3), generator=generator)
+    first = torch.autograd.grad((got * weights).sum(), values)[0]
+    second = torch.autograd.grad((scatter_sum(values, index, 5) * weights).sum(), values)[0]
+    torch.testing.assert_close(first, second)
+    path = tmp_path / "sums.onnx"
+    torch.onnx.export(Sums(), (values.detach(), index, torch.zeros(5)), str(path), opset_version=18, dynamo=False,
+                      input_names=["values", "index", "segments"],
+                      dynamic_axes={"values": {0: "rows"}, "index": {0: "rows"}, "segments": {0: "segments"}})
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for rows, segments in ((30, 4), (1, 1), (0, 3)):
+        other = torch.randn((rows, 2, 3), generator=generator)
+        where = torch.randint(0, segments, (rows,), generator=generator)
+        (out,) = session.run(None, {"values": other.numpy(), "index": where.numpy(),
+                                    "segments": torch.zeros(segments).numpy()})
+        np.testing.assert_allclose(out, scatter_sum(other, where, segments).numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_heads_must_divide_the_size():

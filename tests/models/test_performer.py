@@ -36,7 +36,8 @@ def test_favor_estimates_softmax_attention_and_improves_with_more_features():
         torch.manual_seed(1)  # the same weights each time; only the number of features changes
         layer = PerformerAttention(16, heads=2, features=features, generator=torch.Generator().manual_seed(2))
         with torch.no_grad():
-            errors.append(float((layer(h, node_graph, 2) - exact_attention(layer, h, node_graph)).abs().max()))
+            estimate = layer(h, node_graph, torch.arange(2))
+            errors.append(float((estimate - exact_attention(layer, h, node_graph)).abs().max()))
     # Measured: 0.076, 0.027, 0.008 against values of mean size 0.2 (0.018 at 4096 features when
     # the orthogonal directions were not uniformly distributed).
     assert errors[0] > errors[1] > errors[2] and errors[2] < 0.012, errors
@@ -46,11 +47,11 @@ def test_states_of_a_batch_do_not_attend_to_each_other():
     torch.manual_seed(0)
     layer = PerformerAttention(8, heads=2)
     first, second = torch.randn(5, 8), torch.randn(7, 8)
-    together = layer(torch.cat([first, second]), torch.tensor([0] * 5 + [1] * 7), 2)
-    alone = layer(first, torch.zeros(5, dtype=torch.long), 1)
+    together = layer(torch.cat([first, second]), torch.tensor([0] * 5 + [1] * 7), torch.arange(2))
+    alone = layer(first, torch.zeros(5, dtype=torch.long), torch.arange(1))
     torch.testing.assert_close(together[:5], alone, rtol=1e-6, atol=1e-6)
     # Another second state changes nothing of the first's.
-    other = layer(torch.cat([first, 100 * torch.randn(3, 8)]), torch.tensor([0] * 5 + [1] * 3), 2)
+    other = layer(torch.cat([first, 100 * torch.randn(3, 8)]), torch.tensor([0] * 5 + [1] * 3), torch.arange(2))
     torch.testing.assert_close(other[:5], alone, rtol=1e-6, atol=1e-6)
 
 
@@ -80,7 +81,7 @@ def test_large_embeddings_stay_finite_and_differentiable():
     torch.manual_seed(0)
     layer = PerformerAttention(8, heads=1)
     h = (300 * torch.randn(6, 8)).requires_grad_()
-    out = layer(h, torch.tensor([0, 0, 0, 1, 1, 1]), 2)
+    out = layer(h, torch.tensor([0, 0, 0, 1, 1, 1]), torch.arange(2))
     out.sum().backward()
     assert torch.isfinite(out).all() and torch.isfinite(h.grad).all()
 
@@ -93,15 +94,15 @@ def test_gps_layer_uses_its_gcn_only_with_local_and_dropout_only_in_training(loc
     h = torch.randn(4, 8)
     edges = torch.tensor([[0, 1, 2], [1, 0, 3]])
     labels = torch.eye(2)[torch.tensor([0, 1, 0])]
-    graph = torch.zeros(4, dtype=torch.long)
+    graph, graphs = torch.zeros(4, dtype=torch.long), torch.arange(1)
     layer.eval()
     with torch.no_grad():
-        base = layer(h, edges, labels, graph, 1)
-        rewired = layer(h, edges[:, :1], labels[:1], graph, 1)
-        torch.testing.assert_close(base, layer(h, edges, labels, graph, 1), rtol=0, atol=0)
+        base = layer(h, edges, labels, graph, graphs)
+        rewired = layer(h, edges[:, :1], labels[:1], graph, graphs)
+        torch.testing.assert_close(base, layer(h, edges, labels, graph, graphs), rtol=0, atol=0)
     assert (not torch.allclose(base, rewired)) == local, "the edges matter to GPS only"
     layer.train()
-    assert not torch.equal(layer(h, edges, labels, graph, 1), layer(h, edges, labels, graph, 1))
+    assert not torch.equal(layer(h, edges, labels, graph, graphs), layer(h, edges, labels, graph, graphs))
 
 
 def test_heads_must_divide_the_size_and_dropout_is_a_probability():

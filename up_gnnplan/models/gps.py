@@ -12,7 +12,7 @@ from torch import nn
 
 from up_gnnplan.models.layers.gps import GPSLayer
 from up_gnnplan.models.layers.init import glorot, uniform_bias
-from up_gnnplan.models.layers.scatter import scatter_sum
+from up_gnnplan.models.layers.scatter import segment_sum
 
 
 class GraphTransformer(nn.Module):
@@ -81,15 +81,13 @@ class GraphTransformer(nn.Module):
         sources, targets = edge_index[0], edge_index[1]
         by_label = (x[sources] @ self.neighbours).reshape(-1, self.labels, self.hidden)  # [E, L, d]
         messages = (edge_features.unsqueeze(-1) * by_label).sum(1)
-        return h + scatter_sum(messages, targets, x.shape[0])
+        return h + segment_sum(messages, targets, x)
 
     def forward(self, node_graph, readout_nodes, readout_graph, graph_index, node_features, edge_index, edge_features):
-        num_graphs = graph_index.shape[0]
         # The node count is read from node_graph, so that the exported graph keeps that input.
         x = node_features.reshape(node_graph.shape[0], node_features.shape[1])
         h = self.tokens(x, edge_index, edge_features)
         for layer in self.layers:
-            h = layer(h, edge_index, edge_features, node_graph, num_graphs)
-        # Sum per state (scatter_add, see up_gnnplan.models.layers.scatter).
-        pooled = scatter_sum(h[readout_nodes], readout_graph, num_graphs)
+            h = layer(h, edge_index, edge_features, node_graph, graph_index)
+        pooled = segment_sum(h[readout_nodes], readout_graph, graph_index)  # sum per state
         return self.readout(pooled).squeeze(-1)

@@ -36,7 +36,7 @@ class GPSLayer(nn.Module):
         generator: the source of the attention's random features.
 
     Shapes: ``h`` [N, d], ``edge_index`` int64 [2, E], ``edge_features`` [E, L], ``node_graph``
-    int64 [N], ``num_graphs`` B → [N, d].
+    int64 [N], ``graph_index`` int64 [B] → [N, d].
     """
 
     def __init__(self, hidden: int, heads: int, edge_labels: int, dropout: float = 0.0, local: bool = True,
@@ -51,8 +51,8 @@ class GPSLayer(nn.Module):
         self.feed_forward_norm = LayerNorm(hidden)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, h, edge_index, edge_features, node_graph, num_graphs) -> torch.Tensor:
-        x = self.attention_norm(h + self.dropout(self.attention(h, node_graph, num_graphs)))
+    def forward(self, h, edge_index, edge_features, node_graph, graph_index) -> torch.Tensor:
+        x = self.attention_norm(h + self.dropout(self.attention(h, node_graph, graph_index)))
         if self.local is not None:
             x = x + self.local_norm(h + self.dropout(self.local(h, edge_index, edge_features)))
         hidden = self.dropout(torch.relu(x @ self.w1 + self.b1))

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from up_gnnplan.models.layers.init import glorot, uniform_bias
-from up_gnnplan.models.layers.scatter import scatter_max, scatter_sum
+from up_gnnplan.models.layers.scatter import scatter_max, segment_sum
 
 # The smallest denominator: a node whose features all underflowed gets 0, not 0/0 (its weights
 # are positive, so the output is a convex combination of the values and stays bounded anyway).
@@ -63,7 +63,8 @@ class PerformerAttention(nn.Module):
         features: ``m``; default ``C ln C`` (at least ``C``), the Performer's choice.
         generator: the source of the random features (default: seed 0).
 
-    Shapes: ``h`` [N, d], ``node_graph`` int64 [N] (each node's graph), ``num_graphs`` B → [N, d].
+    Shapes: ``h`` [N, d], ``node_graph`` int64 [N] (each node's graph), ``graph_index`` int64 [B]
+    (the graphs) → [N, d].
     """
 
     def __init__(self, hidden: int, heads: int = 1, features: int | None = None,
@@ -86,16 +87,17 @@ class PerformerAttention(nn.Module):
         x = x * self.size ** -0.25
         return x @ self.projection - 0.5 * (x * x).sum(-1, keepdim=True)
 
-    def forward(self, h: torch.Tensor, node_graph: torch.Tensor, num_graphs) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, node_graph: torch.Tensor, graph_index: torch.Tensor) -> torch.Tensor:
         K, C = self.heads, self.size
         q, k, v = (h @ self.qkv + self.qkv_bias).reshape(-1, 3, K, C).unbind(1)  # each [N, K, C]
         query = self.features(q)
-        query = torch.exp(query - query.amax(-1, keepdim=True).detach())
+        query = torch.exp(query - query.amax(-1, keepdim=True))
         key = self.features(k)
-        shift = scatter_max(key.amax(-1), node_graph, num_graphs).detach()  # [B, K]
+        shift = scatter_max(key.amax(-1), node_graph, graph_index.shape[0])  # [B, K]
         key = torch.exp(key - shift[node_graph].unsqueeze(-1))  # [N, K, m]
-        memory = scatter_sum(key.unsqueeze(-1) * v.unsqueeze(-2), node_graph, num_graphs)  # [B, K, m, C]
-        normaliser = scatter_sum(key, node_graph, num_graphs)  # [B, K, m]
+        # Whole rows of m·C per node and head: segment_sum, not scatter_sum (see its docstring).
+        memory = segment_sum(key.unsqueeze(-1) * v.unsqueeze(-2), node_graph, graph_index)  # [B, K, m, C]
+        normaliser = segment_sum(key, node_graph, graph_index)  # [B, K, m]
         numerator = (query.unsqueeze(-2) @ memory[node_graph]).squeeze(-2)  # [N, K, C]
         denominator = (query * normaliser[node_graph]).sum(-1, keepdim=True).clamp(min=TINY)  # [N, K, 1]
         return (numerator / denominator).reshape(-1, K * C) @ self.out + self.out_bias
