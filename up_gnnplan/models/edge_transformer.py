@@ -12,7 +12,7 @@ from torch import nn
 from up_gnnplan.models.layers.init import glorot, uniform_bias
 from up_gnnplan.models.layers.norm import LayerNorm
 from up_gnnplan.models.layers.triangular_attention import PADDING_SCORE, TriangularAttention
-from up_gnnplan.models.rgnn import mlp
+from up_gnnplan.models.layers.mlp import mlp
 
 
 class EdgeTransformerLayer(nn.Module):

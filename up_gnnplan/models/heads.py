@@ -26,7 +26,7 @@ from torch import nn
 
 from up_gnnplan.encodings.packing import packed_names
 from up_gnnplan.models import ACTION_KINDS
-from up_gnnplan.models.rgnn import mlp
+from up_gnnplan.models.layers.mlp import mlp
 
 class ActionDecoders(nn.Module):
     """One Linear-Mish-Linear per action schema (see the module docstring).

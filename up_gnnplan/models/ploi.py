@@ -10,7 +10,8 @@ import warnings
 import torch
 from torch import nn
 
-from up_gnnplan.models.rgnn import AGGREGATIONS, Aggregator, TableAggregator, mlp
+from up_gnnplan.models.layers.aggregation import AGGREGATIONS, Aggregator, TableAggregator
+from up_gnnplan.models.layers.mlp import mlp
 
 
 class PloiGNN(nn.Module):

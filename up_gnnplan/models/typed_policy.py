@@ -48,7 +48,7 @@ Shapes (N objects, B states, V_j vertices of class j): the encoding's inputs (se
 outputs named by ``outputs``: ``value`` [B] and/or ``scores`` [sum_k A_k].
 
 Aggregation is by gathering from a padded neighbour table built once per forward pass
-(:class:`~up_gnnplan.models.rgnn.TableAggregator`), the form onnxruntime runs fast.
+(:class:`~up_gnnplan.models.layers.aggregation.TableAggregator`), the form onnxruntime runs fast.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ from torch import nn
 
 from up_gnnplan.models import ACTION_KINDS, head_parts
 from up_gnnplan.models.heads import ActionDecoders
-from up_gnnplan.models.rgnn import AGGREGATIONS, TableAggregator, mish, mlp
+from up_gnnplan.models.layers.aggregation import AGGREGATIONS, TableAggregator
+from up_gnnplan.models.layers.mlp import mish, mlp
 
 # The score of a table's padding: softmax weight 0 beside any real neighbour. Not -1e30: torch's
 # TorchScript exporter fails on that constant in a Concat ("cannot be converted to int64_t").
