@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "fallbacks"
 LOG = OUT / "commands.log"
 PEERS = ROOT / "benchmarks" / "results" / "action_heads" / "coverage"
-FALLBACKS = ("gbfs", "dual-gbfs")
+FALLBACKS = ("model", "model+ff")  # GBFS on V, dual-gbfs
 
 
 def value_model(name: str) -> str:
@@ -61,7 +61,7 @@ def _rows(path: Path) -> dict:
 
 def table(args) -> None:
     lines = ["| domain | tasks | LAMA-first | WL-GOOSE | value policy alone | gnnplan, fallback gbfs | "
-             "gnnplan, fallback dual-gbfs | mean plan length, both solved (gbfs / dual-gbfs) |",
+             "gnnplan, fallback dual-gbfs (model+ff) | mean plan length, both solved (gbfs / dual-gbfs) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     summary = {}
     for folder in sorted(p for p in OUT.iterdir() if p.is_dir()):
@@ -70,14 +70,14 @@ def table(args) -> None:
             continue
         peers = {label: _rows(PEERS / folder.name / label) for label in ("lama-first", "wl-goose", "shipped-value")}
         solved = {k: sum(r["solved"] for r in rows.values()) for k, rows in {**runs, **peers}.items()}
-        both = [p for p in runs["gbfs"] if runs["gbfs"][p]["solved"] and runs["dual-gbfs"].get(p, {}).get("solved")]
+        both = [p for p in runs["model"] if runs["model"][p]["solved"] and runs["model+ff"].get(p, {}).get("solved")]
         lengths = {f: (sum(runs[f][p]["plan_length"] for p in both) / len(both) if both else None) for f in FALLBACKS}
-        tasks = len(runs["gbfs"])
+        tasks = len(runs["model"])
         summary[folder.name] = {"tasks": tasks, "solved": solved, "mean_plan_length_both_solved": lengths}
         peer = {k: f"{solved[k]}/{len(peers[k])}" if peers[k] else "not run" for k in peers}
         length = " / ".join(f"{lengths[f]:.1f}" if lengths[f] is not None else "-" for f in FALLBACKS)
         lines.append(f"| {folder.name} | {tasks} | {peer['lama-first']} | {peer['wl-goose']} | {peer['shipped-value']} | "
-                     f"{solved['gbfs']}/{tasks} | {solved['dual-gbfs']}/{len(runs['dual-gbfs'])} | {length} |")
+                     f"{solved['model']}/{tasks} | {solved['model+ff']}/{len(runs['model+ff'])} | {length} |")
     (OUT / "table.md").write_text("\n".join(lines) + "\n")
     (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("\n".join(lines))

@@ -185,7 +185,7 @@ CASES = [
     ("param-max-steps-zero", lambda t: usage(lambda: GnnplanEngine(max_steps=0)), ["'max_steps'", ">= 1"]),
     ("param-mode-unknown", lambda t: usage(lambda: GnnplanEngine(mode="astar")), ["'mode'", "auto, policy, gbfs"]),
     ("param-fallback-unknown", lambda t: usage(lambda: GnnplanEngine(fallback="astar")),
-     ["'fallback'", "gbfs, dual-gbfs", "astar"]),
+     ["'fallback'", "model, model+ff", "astar"]),
     ("param-memory-negative", lambda t: usage(lambda: GnnplanEngine(memory_mb=-5)), ["'memory_mb'", "MB"]),
     ("param-device-unknown", lambda t: usage(lambda: GnnplanEngine(device="tpu")), ["'device'", "auto, cpu, cuda"]),
     ("param-unknown-name", lambda t: usage(lambda: GnnplanEngine(steps=3)), ["unknown param", "'steps'", "max_steps"]),

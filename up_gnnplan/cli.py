@@ -24,7 +24,8 @@ EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (
 
 PLANNERS = ("lama-first", "gnnplan")  # who solves a ground problem in mode ground (the engine's)
 DEVICES = ("auto", "cpu", "cuda")  # onnxruntime devices (runtime.providers), named here to keep --help fast
-MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-first", "ground")  # the engine's (checked by a test)
+MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-first", "dual-policy-best-first",
+         "ground")  # the engine's (checked by a test)
 
 
 class Seconds(click.ParamType):
@@ -425,12 +426,13 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--example", help="Solve a bundled example instead: NAME or NAME/PROBLEM (e.g. blocksworld/p04.pddl).")
 @click.option("--model", help="A shipped model's name or an ONNX file (default: the shipped model of the domain).")
 @click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
-              help="policy: greedy policy of V; gbfs: greedy best-first search on V; dual-gbfs: GBFS alternating "
-                   "between V and the FF heuristic; action-policy: greedy policy of an action head; policy-best-first: "
-                   "best-first on its log-probabilities; auto: the action policy (or the value policy for value "
-                   "models), then --fallback on V (or policy-best-first) with the time left.")
-@click.option("--fallback", type=click.Choice(["gbfs", "dual-gbfs"]), default="gbfs", show_default=True,
-              help="Mode auto: the search on V after a policy that gave up.")
+              help="policy: greedy policy of V; gbfs: greedy best-first search on V; action-policy: greedy policy of an "
+                   "action head; policy-best-first: best-first on its log-probabilities; dual-*: the search alternating "
+                   "with the FF heuristic; auto: the action policy (or the value policy for value models), then GBFS on "
+                   "V (or policy-best-first) with the time left.")
+@click.option("--fallback", type=click.Choice(["model", "model+ff"]), default="model", show_default=True,
+              help="Mode auto: the search after a policy that gave up, guided by the model alone or alternating with "
+                   "the FF heuristic (dual-gbfs, dual-policy-best-first).")
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds from the start of the command: reading the PDDL, search and validation all count.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=None,

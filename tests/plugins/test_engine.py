@@ -120,14 +120,14 @@ def test_modes_and_timeout(mode, tmp_path):
     assert result.status in (Status.TIMEOUT, Status.SOLVED_SATISFICING)  # a zero budget may still finish step 0
 
 
-@pytest.mark.parametrize("fallback", ["gbfs", "dual-gbfs"])
-def test_mode_auto_runs_the_chosen_fallback_after_the_policy_gives_up(fallback, tmp_path):
+@pytest.mark.parametrize("fallback, search", [("model", "gbfs"), ("model+ff", "dual-gbfs")])
+def test_mode_auto_runs_the_chosen_fallback_after_the_policy_gives_up(fallback, search, tmp_path):
     problem = bundled_problem()
     path = untrained_model(problem, tmp_path / "m.onnx")
     result = GnnplanEngine(model=str(path), max_steps=1, fallback=fallback).solve(problem, timeout=60)
     assert result.status == Status.SOLVED_SATISFICING
-    searches = [m.message.split(":")[0] for m in result.log_messages if m.message.startswith(("policy:", fallback))]
-    assert searches == ["policy", fallback]
+    searches = [m.message.split(":")[0] for m in result.log_messages if m.message.startswith(("policy:", search))]
+    assert searches == ["policy", search]
 
 
 def test_unknown_mode_is_a_usage_error():

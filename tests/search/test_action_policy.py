@@ -12,7 +12,7 @@ import pytest
 
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.limits import Limits
-from up_gnnplan.search import Status, action_policy_rollout, policy_best_first
+from up_gnnplan.search import Status, action_policy_rollout, dual_policy_best_first, policy_best_first
 from up_gnnplan.states import Atoms, StateAtoms
 from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
 
@@ -79,6 +79,24 @@ def test_action_policy_never_returns_to_a_visited_state():
         assert result.message
 
 
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_dual_policy_best_first_rescues_contrary_scores(name):
+    """Scores that prefer the worst action send best-first search the long way; the FF list of
+    the dual search heads for the goal anyway: no more expansions, a valid plan, still complete."""
+    task = task_of(name)
+    scorer, _ = perfect_scorer(name)
+
+    def contrary(state, actions):
+        return -scorer(state, actions)
+
+    single, dual = policy_best_first(task, contrary), dual_policy_best_first(task, contrary)
+    assert single.status is dual.status is Status.SOLVED
+    assert dual.expanded <= single.expanded
+    assert_valid_up_plan(task, dual)
+    assert dual_policy_best_first(task_of("oneway-unsolvable"),
+                                  lambda state, actions: np.zeros(len(actions))).status is Status.UNSOLVABLE
+
+
 def test_constant_scores_leave_best_first_complete():
     task = task_of("oneway-unsolvable")
     result = policy_best_first(task, lambda state, actions: np.zeros(len(actions)))
@@ -91,6 +109,6 @@ def test_constant_scores_leave_best_first_complete():
 
 def test_action_searches_stop_at_the_deadline():
     task = task_of("bw-p04")
-    for search in (action_policy_rollout, policy_best_first):
+    for search in (action_policy_rollout, policy_best_first, dual_policy_best_first):
         result = search(task, lambda state, actions: np.zeros(len(actions)), limits=Limits(0.0))
         assert result.status is Status.TIMEOUT and "time limit" in result.message

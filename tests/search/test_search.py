@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from up_gnnplan.datasets.expansion import expand
-from up_gnnplan.search import (SEARCHES, Status, action_policy_rollout, dual_gbfs, gbfs, policy_best_first,
-                               policy_rollout)
+from up_gnnplan.search import (SEARCHES, Status, action_policy_rollout, dual_gbfs, dual_policy_best_first, gbfs,
+                               policy_best_first, policy_rollout)
 from up_gnnplan.states import Atoms, StateAtoms
 from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
 
@@ -53,7 +53,8 @@ def constant(inputs):
 
 def test_registry():
     assert SEARCHES == {"policy": policy_rollout, "gbfs": gbfs, "dual-gbfs": dual_gbfs,
-                        "action-policy": action_policy_rollout, "policy-best-first": policy_best_first}
+                        "action-policy": action_policy_rollout, "policy-best-first": policy_best_first,
+                        "dual-policy-best-first": dual_policy_best_first}
 
 
 @pytest.mark.parametrize("name", SOLVABLE)

@@ -9,10 +9,11 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
 - ``mode``: ``policy`` (the greedy policy of V), ``gbfs`` (greedy best-first search on V),
   ``dual-gbfs`` (GBFS alternating between V and the FF heuristic, as LAMA alternates its
   heuristics), ``action-policy`` (the greedy policy of an action head's scores), ``policy-best-first``
-  (best-first search on the action head's log-probabilities), or ``auto`` (default: the
+  (best-first search on the action head's log-probabilities), ``dual-policy-best-first`` (the
+  same alternating with FF), or ``auto`` (default: the
   action policy when the model has an action head, else the value policy; then, if it gave
-  up, ``fallback`` on V when the model has a value head (``gbfs``, default, or ``dual-gbfs``),
-  else policy-best-first, with the time left);
+  up, GBFS on V when the model has a value head, else policy-best-first, with the time left;
+  ``fallback="model+ff"`` alternates that search with FF: dual-gbfs, dual-policy-best-first);
 - ``max_steps``: the policy's step limit (1000, as in the paper);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
@@ -46,12 +47,14 @@ from unified_planning.engines.engine import Engine
 from unified_planning.engines.mixins.oneshot_planner import OneshotPlannerMixin
 from unified_planning.model import ProblemKind
 
-MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-first", "ground")
-FALLBACKS = ("gbfs", "dual-gbfs")  # what mode auto runs on V after a policy that gave up
+MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-first", "dual-policy-best-first", "ground")
+# What mode auto searches with after a policy that gave up: the model alone (GBFS on V, or
+# best-first on the action log-probabilities), or alternated with the FF heuristic.
+FALLBACKS = ("model", "model+ff")
 PLANNERS = ("lama-first", "gnnplan")  # as up_gnnplan.grounding.preprocess.PLANNERS
 # The head each explicit mode needs: "value" (a value function) or "actions" (an action scorer).
 MODE_NEEDS = {"policy": "value", "gbfs": "value", "dual-gbfs": "value", "action-policy": "actions",
-              "policy-best-first": "actions"}
+              "policy-best-first": "actions", "dual-policy-best-first": "actions"}
 DEVICES = ("auto", "cpu", "cuda")  # as up_gnnplan.runtime.providers.DEVICES, without importing the runtime
 
 CREDITS = Credits(
@@ -117,7 +120,7 @@ class Param:
 PARAMS = {
     "model": Param(None, _text, "a shipped model's name or the path of an ONNX file"),
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES)),
-    "fallback": Param("gbfs", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
+    "fallback": Param("model", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
@@ -370,9 +373,9 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         return value_fn
 
 
-def searches_of(mode: str, model, fallback: str = "gbfs") -> list[str]:
+def searches_of(mode: str, model, fallback: str = "model") -> list[str]:
     """Return the searches ``mode`` runs with ``model``, in order (each after the previous gave up);
-    mode auto runs ``fallback`` on V after the policy when the model has a value head.
+    in mode auto, ``fallback`` "model+ff" makes the search after the policy a dual one (with FF).
 
     Raises :class:`~up_gnnplan.runtime.ModelError` when an explicit mode needs a head the model lacks.
     """
@@ -380,7 +383,8 @@ def searches_of(mode: str, model, fallback: str = "gbfs") -> list[str]:
 
     if mode == "auto":
         first = "action-policy" if model.has_actions else "policy"
-        return [first, fallback if model.has_value else "policy-best-first"]
+        second = "gbfs" if model.has_value else "policy-best-first"
+        return [first, f"dual-{second}" if fallback == "model+ff" else second]
     need = MODE_NEEDS[mode]
     if not (model.has_value if need == "value" else model.has_actions):
         heads = " and ".join(model.outputs)

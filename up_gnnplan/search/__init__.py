@@ -8,13 +8,14 @@ torch model (training, benchmarks) or an onnxruntime session. ``SEARCHES`` maps 
 mode names to them.
 """
 
-from up_gnnplan.search.action_policy import action_policy_rollout, policy_best_first
+from up_gnnplan.search.action_policy import action_policy_rollout, dual_policy_best_first, policy_best_first
 from up_gnnplan.search.common import Inputs, SearchResult, Status
 from up_gnnplan.search.gbfs import dual_gbfs, gbfs
 from up_gnnplan.search.policy import policy_rollout
 
 SEARCHES = {"policy": policy_rollout, "gbfs": gbfs, "dual-gbfs": dual_gbfs, "action-policy": action_policy_rollout,
-            "policy-best-first": policy_best_first}
+            "policy-best-first": policy_best_first, "dual-policy-best-first": dual_policy_best_first}
 
-__all__ = ["SEARCHES", "Inputs", "SearchResult", "Status", "action_policy_rollout", "dual_gbfs", "gbfs", "policy_best_first",
+__all__ = ["SEARCHES", "Inputs", "SearchResult", "Status", "action_policy_rollout", "dual_gbfs",
+           "dual_policy_best_first", "gbfs", "policy_best_first",
            "policy_rollout"]

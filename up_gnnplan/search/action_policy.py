@@ -24,6 +24,7 @@ import numpy as np
 from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import LimitReached, Limits
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.states.actions import ActionRows
 from up_gnnplan.states.successors import CHUNK_ACTIONS, is_goal
 
@@ -94,18 +95,36 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
                       inputs: Inputs | None = None) -> SearchResult:
     """Best-first search on the summed ``-log pi(a|s)`` of the path (see the module docstring)."""
+    return _policy_best_first(task, scorer, False, time_limit, limits, inputs)
+
+
+def dual_policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
+                           inputs: Inputs | None = None) -> SearchResult:
+    """:func:`policy_best_first` alternating with a second open list ordered by the FF heuristic
+    (as :func:`~up_gnnplan.search.gbfs.dual_gbfs` does for value functions)."""
+    return _policy_best_first(task, scorer, True, time_limit, limits, inputs)
+
+
+def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inputs) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
-    parents = {}
+    parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
+        ff = FFHeuristic(task) if alternate_ff else None
         root = task.initial_state()
-        parents[root.get_index()] = None
+        parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
-        frontier = [(0.0, next(tie), root)]
-        while frontier:
+        queues = [[(0.0, next(tie), root)]] + ([[(0.0, next(tie), root)]] if ff else [])
+        turn = 0
+        while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
-            priority, _, state = heapq.heappop(frontier)
+            queue = queues[turn % len(queues)] or next(q for q in queues if q)
+            turn += 1
+            _, _, state = heapq.heappop(queue)
+            if state.get_index() in closed:  # expanded already, from the other list
+                continue
+            closed.add(state.get_index())
             if is_goal(task, state):
                 actions, cost = [], 0.0
                 index = state.get_index()
@@ -122,13 +141,17 @@ def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: 
             limits.check(f"after generating the {len(actions):,} applicable actions of {where}")
             surprise = -_log_softmax(_score(scorer, inputs, rows, state, actions, limits, where))
             evaluated += len(actions)
+            priority = surprise_of[state.get_index()]
             for j, (action, extra) in enumerate(zip(actions, surprise.tolist())):
                 if j % CHUNK_ACTIONS == 0:
                     limits.check(f"while making the {len(actions):,} successors of {where} ({j:,} made)")
                 child, step_cost = action.apply(state, return_cost=True)
                 if child.get_index() not in parents:
                     parents[child.get_index()] = (state.get_index(), action, step_cost)
-                    heapq.heappush(frontier, (priority + extra, next(tie), child))
+                    surprise_of[child.get_index()] = priority + extra
+                    heapq.heappush(queues[0], (priority + extra, next(tie), child))
+                    if ff is not None and (h := ff(child)) is not None:
+                        heapq.heappush(queues[1], (h, next(tie), child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import math
 
 from up_gnnplan.limits import LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.states.successors import Successors, is_goal
 
 
@@ -49,22 +49,6 @@ def dual_gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions
     return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs)
 
 
-class _FF:
-    """pymimir's FF heuristic of one task; ``None`` for a state it proves a dead end (relaxed-unsolvable)."""
-
-    def __init__(self, task):
-        import pymimir
-
-        from up_gnnplan.native import quiet_stdout
-
-        with quiet_stdout():
-            self.heuristic = pymimir.FFHeuristic(task.mimir_problem)
-
-    def __call__(self, state) -> float | None:
-        value = self.heuristic.compute_value(state)
-        return None if value is None or not math.isfinite(value) else float(value)
-
-
 def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, limits, inputs) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
@@ -72,7 +56,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
     try:
         inputs = inputs or Inputs(task)
         evaluate = ChunkedEvaluator(value_fn, limits)
-        ff = _FF(task) if alternate_ff else None
+        ff = FFHeuristic(task) if alternate_ff else None
         root = task.initial_state()
         parents[root.get_index()] = None
         tie = itertools.count()
