@@ -208,7 +208,7 @@ CASES = [
     ("example-problem-unknown", lambda t: cli("solve", "--example", "blocksworld/p99.pddl"), ["p99.pddl", "p04.pddl"]),
     ("dataset-of-two-domains", lambda t: cli("dataset", BLOCKS, example("gripper", "p01.pddl"), "-o", t / "o.npz"),
      ["p01.pddl"]),
-    ("generate-unknown-domain", lambda t: cli("generate", "sokoban", "-o", t), ["sokoban", "known"]),
+    ("generate-unknown-domain", lambda t: cli("generate", "no-such-domain", "-o", t), ["no-such-domain", "known"]),
     ("generate-bad-size", lambda t: cli("generate", "childsnack", "-o", t, "-p", "children=x"), ["children=x", "number"]),
 ]
 

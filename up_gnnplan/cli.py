@@ -180,7 +180,19 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
                    f"V*(initial) = {stats['initial_value']:g}")
 
 
-@main.command()
+class _GenerateCommand(click.Command):
+    """The generate command: its help ends with every generator's size parameters."""
+
+    def format_epilog(self, ctx, formatter):
+        from up_gnnplan.datasets.generators import GENERATORS  # read when the help is shown, not at startup
+
+        with formatter.section("Domains, with their size parameters and defaults"):
+            formatter.write_dl([(name, f"{', '.join(f'{k}={v}' for k, v in g.defaults.items())}. {g.description}")
+                                for name, g in GENERATORS.items()])
+        super().format_epilog(ctx, formatter)
+
+
+@main.command(cls=_GenerateCommand)
 @click.argument("domain_name", metavar="DOMAIN")
 @click.option("-o", "--output", type=click.Path(file_okay=False), required=True, help="Folder to write into.")
 @click.option("--count", type=int, default=10, show_default=True, help="Number of problems.")
@@ -188,10 +200,11 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Size parameter, e.g. -p width=6 -p height=4 (see the domain's defaults below).")
 def generate(domain_name, output, count, seed, params):
-    """Generate seeded instances of DOMAIN (blocks, blocksworld, childsnack, gripper, logistics, transport,
-    navig-xy, visitall-xy, vacuum; with existential goals over coloured objects: exists-blocks,
-    exists-blocks-c, exists-gripper, exists-delivery, exists-visitall); a wrong name or size parameter
-    lists each one's parameters.
+    """Generate seeded instances of DOMAIN (blocks, blocksworld, childsnack, gripper, logistics, transport;
+    in the IPC 2023 Learning Track layout: ferry, miconic, spanner, satellite, rovers, floortile,
+    sokoban; navig-xy, visitall-xy, vacuum; with existential goals over coloured objects:
+    exists-blocks, exists-blocks-c, exists-gripper, exists-delivery, exists-visitall). The size
+    parameters of each are listed below; a wrong name or size parameter lists them too.
     """
     from up_gnnplan.datasets.generators import GENERATORS, generate as run
 

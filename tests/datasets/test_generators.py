@@ -61,7 +61,7 @@ def test_output_independent_of_hash_seed(tmp_path):
     script = ("import sys; from pathlib import Path; "
               "from up_gnnplan.datasets.generators import generate; "
               "[print(p.read_text()) for d in ('navig-xy', 'visitall-xy', 'vacuum', 'blocks', 'blocksworld', 'gripper', 'logistics', "
-              "'childsnack', 'transport') "
+              "'childsnack', 'transport', 'ferry', 'miconic', 'spanner', 'satellite', 'rovers', 'floortile', 'sokoban') "
               "for p in generate(d, Path(sys.argv[1]) / d, count=2, seed=1)]")
     root = str(Path(__file__).resolve().parents[2])
     outputs = []
@@ -169,7 +169,7 @@ def test_bad_count_seed_and_domain_raise_value_error(tmp_path):
     with pytest.raises(ValueError, match="seed"):
         generate("vacuum", tmp_path, count=1, seed="0")
     with pytest.raises(ValueError, match="navig-xy.*vacuum.*visitall-xy"):
-        generate("sokoban", tmp_path, count=1, seed=0)
+        generate("no-such-domain", tmp_path, count=1, seed=0)
 
 
 def test_unsolvable_navig_parameters_raise_after_retries(monkeypatch):

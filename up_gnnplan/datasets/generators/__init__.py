@@ -7,7 +7,11 @@ domain from the paper's description and says what is faithful to the paper and w
 choice. Blocks, Blocksworld, Childsnack, Gripper, Logistics and Transport write the classical
 domains with the predicate signatures of IPC 2000 (Blocks), the IPC 2023 Learning Track
 (Blocksworld, Childsnack, Transport) and IPC 1998 (Gripper, Logistics), so the shipped models of those domains solve the generated
-problems.
+problems. Ferry, Miconic, Spanner, Satellite, Rovers, Floortile and Sokoban write the other
+IPC 2023 Learning Track domains, each the same domain as the Learning Track's file, with problems
+described by the parameters the Learning Track's files name in their first line; each module
+says what it reads off those files and what is our choice (Sokoban: reverse play from the goal,
+so every problem is solvable).
 
 The five exists-* generators write the domains of Funkquist, Ståhlberg & Geffner (2024),
 "Learning to Ground Existentially Quantified Goals" (Section 9): Blocks, Blocks-C, Gripper,
@@ -33,8 +37,8 @@ from types import MappingProxyType
 from typing import Any
 
 from up_gnnplan.datasets.generators import (blocksworld, childsnack, exists_blocks, exists_delivery, exists_gripper,
-                                            exists_visitall, gripper, logistics, navig_xy, transport, vacuum,
-                                            visitall_xy)
+                                            exists_visitall, ferry, floortile, gripper, logistics, miconic, navig_xy,
+                                            rovers, satellite, sokoban, spanner, transport, vacuum, visitall_xy)
 
 __all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
 
@@ -122,6 +126,62 @@ GENERATORS: dict[str, Generator] = {
         generate_problem=transport.generate_problem,
         defaults=MappingProxyType({"vehicles": 3, "packages": 3, "locations": 6, "max_capacity": 2, "extra_roads": -1}),
         size_label=lambda p: f"v{p['vehicles']}p{p['packages']}l{p['locations']}c{p['max_capacity']}",
+    ),
+    "ferry": Generator(
+        name="ferry",
+        description="Carry cars one at a time between locations with a ferry (IPC 2023 Learning Track layout).",
+        domain_pddl=ferry.DOMAIN_PDDL,
+        generate_problem=ferry.generate_problem,
+        defaults=MappingProxyType({"cars": 20, "locations": 15}),
+        size_label=lambda p: f"c{p['cars']}l{p['locations']}",
+    ),
+    "miconic": Generator(
+        name="miconic",
+        description="Take passengers from their origin floors to their destinations by lift (IPC 2023 Learning Track layout).",
+        domain_pddl=miconic.DOMAIN_PDDL,
+        generate_problem=miconic.generate_problem,
+        defaults=MappingProxyType({"passengers": 10, "floors": 20}),
+        size_label=lambda p: f"p{p['passengers']}f{p['floors']}",
+    ),
+    "spanner": Generator(
+        name="spanner",
+        description="Walk a one-way path picking up spanners, then tighten the nuts at the gate (IPC 2023 Learning Track layout).",
+        domain_pddl=spanner.DOMAIN_PDDL,
+        generate_problem=spanner.generate_problem,
+        defaults=MappingProxyType({"spanners": 10, "nuts": 5, "locations": 10}),
+        size_label=lambda p: f"s{p['spanners']}n{p['nuts']}l{p['locations']}",
+    ),
+    "satellite": Generator(
+        name="satellite",
+        description="Point satellites and take images in given modes with calibrated instruments (IPC 2023 Learning Track layout).",
+        domain_pddl=satellite.DOMAIN_PDDL,
+        generate_problem=satellite.generate_problem,
+        defaults=MappingProxyType({"satellites": 10, "instruments": 20, "modes": 3, "directions": 10}),
+        size_label=lambda p: f"s{p['satellites']}i{p['instruments']}m{p['modes']}d{p['directions']}",
+    ),
+    "rovers": Generator(
+        name="rovers",
+        description="Collect soil, rock and image data with rovers and send it to the lander (IPC 2023 Learning Track layout).",
+        domain_pddl=rovers.DOMAIN_PDDL,
+        generate_problem=rovers.generate_problem,
+        defaults=MappingProxyType({"rovers": 4, "waypoints": 10, "cameras": 4, "objectives": 10}),
+        size_label=lambda p: f"r{p['rovers']}w{p['waypoints']}c{p['cameras']}o{p['objectives']}",
+    ),
+    "floortile": Generator(
+        name="floortile",
+        description="Paint a grid of tiles in a checkerboard with robots that cannot step on paint (IPC 2023 Learning Track layout).",
+        domain_pddl=floortile.DOMAIN_PDDL,
+        generate_problem=floortile.generate_problem,
+        defaults=MappingProxyType({"rows": 5, "columns": 6, "robots": 3}),
+        size_label=lambda p: f"{p['rows']}x{p['columns']}r{p['robots']}",
+    ),
+    "sokoban": Generator(
+        name="sokoban",
+        description="Push boxes to their goal cells; made by reverse play, so always solvable (IPC 2023 Learning Track layout).",
+        domain_pddl=sokoban.DOMAIN_PDDL,
+        generate_problem=sokoban.generate_problem,
+        defaults=MappingProxyType({"grid_size": 13, "boxes": 4}),
+        size_label=lambda p: f"g{p['grid_size']}b{p['boxes']}",
     ),
     "navig-xy": Generator(
         name="navig-xy",

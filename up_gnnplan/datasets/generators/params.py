@@ -1,0 +1,15 @@
+"""Checks of size parameters shared by the IPC 2023 generators: a bad value names its parameter."""
+
+from __future__ import annotations
+
+
+def require_int(name: str, value, minimum: int, maximum: int | None = None, why: str = "") -> None:
+    """Raise ValueError naming ``name`` unless ``value`` is an int in ``minimum..maximum``.
+
+    ``why`` ends the message when the bound comes from another parameter ("at most columns,
+    or no plan exists").
+    """
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if not whole or value < minimum or (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+        raise ValueError(f"{name} must be an int {bounds}, got {value!r}" + (f" ({why})" if why else ""))
