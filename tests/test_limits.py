@@ -75,7 +75,7 @@ def test_time_limit_holds_when_one_value_step_exceeds_it(gripper400, mode):
     assert "time limit of 2 s reached" in message, message
 
 
-@pytest.mark.parametrize("mode", ["action-policy", "policy-best-first", "auto"])
+@pytest.mark.parametrize("mode", ["action-policy", "policy-best-first", "dual-policy-best-first", "auto"])
 def test_time_limit_holds_when_one_action_step_exceeds_it(childsnack, mode):
     """The shipped Childsnack model scores actions: 130,575 of them in the first state, over 100,000
     in the next ones; the limit is reached while one such step is made (which step depends on the

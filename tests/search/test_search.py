@@ -118,6 +118,15 @@ def test_dual_gbfs_is_complete_and_ff_rescues_a_misleading_value(name):
     assert dual_gbfs(task, constant).status is Status.SOLVED
 
 
+def test_dual_gbfs_leaves_ff_out_of_tasks_too_large_for_it_and_says_so(monkeypatch):
+    from up_gnnplan.search import ff
+
+    monkeypatch.setattr(ff, "MAX_INITIAL_ACTIONS", 0)  # bw-p04's initial state has some
+    result = dual_gbfs(task_of("bw-p04"), constant)
+    assert result.status is Status.SOLVED
+    assert "FF left out" in result.message and "applicable actions" in result.message
+
+
 def test_dual_gbfs_proves_unsolvable():
     result = dual_gbfs(task_of("oneway-unsolvable"), constant)
     assert result.status is Status.UNSOLVABLE and "explored" in result.message

@@ -111,7 +111,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
-        ff = FFHeuristic(task) if alternate_ff else None
+        ff, note = FFHeuristic.for_search(task, limits) if alternate_ff else (None, "")
         root = task.initial_state()
         parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
@@ -132,7 +132,8 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                     index, action, step_cost = parents[index]
                     actions.append(action)
                     cost += step_cost
-                return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed())
+                return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed(),
+                                    note)
             expanded += 1
             actions = state.generate_applicable_actions()
             if not actions:
@@ -155,4 +156,4 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
-                        f"all {len(parents)} reachable states explored without reaching a goal")
+                        f"all {len(parents)} reachable states explored without reaching a goal" + (f"; {note}" if note else ""))

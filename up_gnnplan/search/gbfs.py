@@ -56,7 +56,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
     try:
         inputs = inputs or Inputs(task)
         evaluate = ChunkedEvaluator(value_fn, limits)
-        ff = FFHeuristic(task) if alternate_ff else None
+        ff, note = FFHeuristic.for_search(task, limits) if alternate_ff else (None, "")
         root = task.initial_state()
         parents[root.get_index()] = None
         tie = itertools.count()
@@ -75,7 +75,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             closed.add(state.get_index())
             if is_goal(task, state):
                 actions, cost = _plan(parents, state.get_index())
-                return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed())
+                return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed(), note)
             expanded += 1
             children = Successors(state)
             what = f"the {len(children):,} successors of expansion {expanded}"
@@ -96,4 +96,4 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
-                        f"all {len(parents)} reachable states explored without reaching a goal")
+                        f"all {len(parents)} reachable states explored without reaching a goal" + (f"; {note}" if note else ""))
