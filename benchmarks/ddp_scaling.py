@@ -6,9 +6,10 @@ share of every global batch and DistributedDataParallel averages the gradients),
 number of epochs of ``--epoch-states`` states; the two runs alternate ``--repeats`` times so
 both see the same machine load. Reported per run: the training record's states per second
 (optimisation steps only) and its wall-clock, and the ratio 2 processes / 1 process. The
-dataset is the one ``gnnplan dataset`` makes of the bundled Blocksworld examples (built once).
+dataset: every state of two generated 6-block Blocksworld problems (``gnnplan generate``,
+``gnnplan dataset``; built once).
 
-    OMP_NUM_THREADS=1 python benchmarks/ddp_scaling.py --repeats 2
+    OMP_NUM_THREADS=1 python benchmarks/ddp_scaling.py --repeats 2 --epochs 3 --epoch-states 2048
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     WORK.mkdir(parents=True, exist_ok=True)
     log = OUT / "commands.log"
-    data = WORK / "blocksworld.npz"
+    data = WORK / "blocksworld6.npz"
     if not data.is_file():
-        run(["gnnplan", "dataset", "--example", "blocksworld", "-o", data], log)
+        run(["gnnplan", "generate", "blocksworld", "-o", WORK / "bw6", "--count", 2, "--seed", 0, "-p", "blocks=6"], log)
+        run(["gnnplan", "dataset", WORK / "bw6" / "domain.pddl", *sorted((WORK / "bw6").glob("p-*.pddl")), "-o", data], log)
     options = [data, "--seed", "0", "--batch-size", args.batch_size, "--epoch-states", args.epoch_states,
                "--max-epochs", args.epochs, "--patience", args.epochs, "--max-seconds", 3600, "--device", "cpu",
                "--validation-fraction", "0.1"]

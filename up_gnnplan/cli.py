@@ -443,7 +443,7 @@ def export(checkpoint, output, check, ship_name):
                    "action head; policy-best-first: best-first on its log-probabilities; dual-*: the search alternating "
                    "with the FF heuristic; auto: the action policy (or the value policy for value models), then GBFS on "
                    "V (or policy-best-first) with the time left.")
-@click.option("--fallback", type=click.Choice(["model", "model+ff"]), default="model", show_default=True,
+@click.option("--fallback", type=click.Choice(["model", "model+ff"]), default="model+ff", show_default=True,
               help="Mode auto: the search after a policy that gave up, guided by the model alone or alternating with "
                    "the FF heuristic (dual-gbfs, dual-policy-best-first).")
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,

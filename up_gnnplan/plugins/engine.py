@@ -13,7 +13,8 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   same alternating with FF), or ``auto`` (default: the
   action policy when the model has an action head, else the value policy; then, if it gave
   up, GBFS on V when the model has a value head, else policy-best-first, with the time left;
-  ``fallback="model+ff"`` alternates that search with FF: dual-gbfs, dual-policy-best-first);
+  alternating with FF (``fallback="model+ff"``, default: dual-gbfs, dual-policy-best-first;
+  measured: Satellite 30/30 against 15/30 with ``fallback="model"``, Transport 25 against 19));
 - ``max_steps``: the policy's step limit (1000, as in the paper);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
@@ -120,7 +121,7 @@ class Param:
 PARAMS = {
     "model": Param(None, _text, "a shipped model's name or the path of an ONNX file"),
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES)),
-    "fallback": Param("model", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
+    "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
@@ -373,7 +374,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         return value_fn
 
 
-def searches_of(mode: str, model, fallback: str = "model") -> list[str]:
+def searches_of(mode: str, model, fallback: str = "model+ff") -> list[str]:
     """Return the searches ``mode`` runs with ``model``, in order (each after the previous gave up);
     in mode auto, ``fallback`` "model+ff" makes the search after the policy a dual one (with FF).
 
