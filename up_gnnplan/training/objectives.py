@@ -94,14 +94,41 @@ class ValueObjective:
         return {"mae": float(err.mean()), "max_error": float(err.max()), "within_0.5": float((err < 0.5).mean())}
 
 
-class ActionObjective(ValueObjective):
+class ChoiceObjective(ValueObjective):
+    """An objective whose error is the share of states where the model's choice is not optimal.
+
+    Subclasses give ``best_is_optimal`` (per selected state, whether the best-scored choice is
+    optimal), the names of the two figures (``choice_metric``, ``count_metric``) and
+    ``also_value``: whether V* is regressed too, so that its figures are reported as well.
+    """
+
+    choice_metric, count_metric, also_value = "best_optimal", "states", False
+
+    def error(self, model, encoding, dataset, indices) -> float:
+        indices = self.select(dataset, indices)
+        return 1.0 - float(self.best_is_optimal(model, encoding, dataset, indices).mean()) if len(indices) else 1.0
+
+    def metrics(self, model, encoding, dataset, indices) -> dict:
+        chosen = self.select(dataset, indices)
+        if len(chosen) == 0:
+            return {}
+        out = {self.choice_metric: float(self.best_is_optimal(model, encoding, dataset, chosen).mean()),
+               self.count_metric: int(len(chosen))}
+        if self.also_value:
+            out.update(ValueObjective.metrics(self, model, encoding, dataset, indices))
+        return out
+
+
+class ActionObjective(ChoiceObjective):
     """Train an action head, and the value head if the model has one (see the module docstring)."""
 
     error_name = "action error"
+    choice_metric, count_metric = "best_action_optimal", "action_states"
 
     def __init__(self, config, kind: str, value: bool, dataset):
         super().__init__(config)
         self.kind, self.value = kind, value
+        self.also_value = value
         finite = dataset.value[np.isfinite(dataset.value)]
         self.dead_end_value = float(finite.max()) + 1.0 if len(finite) else 1.0
 
@@ -174,19 +201,6 @@ class ActionObjective(ValueObjective):
                     hits.append(bool(optimal[rows[int(np.argmax(prefs[rows]))]]))
         return np.array(hits, dtype=bool)
 
-    def error(self, model, encoding, dataset, indices) -> float:
-        indices = self.select(dataset, indices)
-        return 1.0 - float(self.best_is_optimal(model, encoding, dataset, indices).mean()) if len(indices) else 1.0
-
-    def metrics(self, model, encoding, dataset, indices) -> dict:
-        chosen = self.select(dataset, indices)
-        if len(chosen) == 0:
-            return {}
-        out = {"best_action_optimal": float(self.best_is_optimal(model, encoding, dataset, chosen).mean()),
-               "action_states": int(len(chosen))}
-        if self.value:
-            out.update(super().metrics(model, encoding, dataset, indices))
-        return out
 
 
 def segment_logsumexp(x, segment, count: int):

@@ -27,20 +27,21 @@ import numpy as np
 
 from up_gnnplan.training.data import state_inputs
 from up_gnnplan.training.devices import device_of
-from up_gnnplan.training.objectives import ValueObjective, outputs, predict, state_tensors, to_tensors
+from up_gnnplan.training.objectives import ChoiceObjective, outputs, predict, state_tensors, to_tensors
 
 RANK_LOSSES = ("rank", "l1+rank", "mse+rank")
 
 
-class RankingObjective(ValueObjective):
+class RankingObjective(ChoiceObjective):
     """Rank each state's optimal successor first (see the module docstring)."""
 
     error_name = "successor error"
+    choice_metric, count_metric = "best_successor_optimal", "rank_states"
 
     def __init__(self, config, rng: np.random.Generator | None = None):
         import torch
 
-        self.regress = config.loss != "rank"
+        self.regress = self.also_value = config.loss != "rank"
         self.loss_fn = torch.nn.MSELoss() if config.loss.startswith("mse") else torch.nn.L1Loss()
         self.margin = config.rank_margin
         self.siblings = config.rank_siblings
@@ -120,17 +121,3 @@ class RankingObjective(ValueObjective):
                 mine = np.flatnonzero(state_of == b)
                 hits.append(bool(optimal[mine[int(np.argmin(values[mine]))]]))
         return np.array(hits, dtype=bool)
-
-    def error(self, model, encoding, dataset, indices) -> float:
-        indices = self.select(dataset, indices)
-        return 1.0 - float(self.best_is_optimal(model, encoding, dataset, indices).mean()) if len(indices) else 1.0
-
-    def metrics(self, model, encoding, dataset, indices) -> dict:
-        chosen = self.select(dataset, indices)
-        if len(chosen) == 0:
-            return {}
-        out = {"best_successor_optimal": float(self.best_is_optimal(model, encoding, dataset, chosen).mean()),
-               "rank_states": int(len(chosen))}
-        if self.regress:
-            out.update(super().metrics(model, encoding, dataset, indices))
-        return out
