@@ -18,7 +18,8 @@ import up_gnnplan  # noqa: F401  (registers the engine)
 from up_gnnplan.cli import EXIT_LIMIT, main
 from up_gnnplan.data import example
 from up_gnnplan.datasets.generators import generate
-from up_gnnplan.limits import Limits, MemoryLimitReached, TimeLimitReached, default_memory_mb, resident_mb
+from up_gnnplan.limits import (Limits, MemoryLimitReached, TimeLimitReached, Uninterruptible, default_memory_mb,
+                               resident_mb)
 from up_gnnplan.models_zoo import find_model
 from up_gnnplan.plugins.engine import GnnplanEngine
 from up_gnnplan.problems import load_task
@@ -199,3 +200,21 @@ def test_no_chunk_starts_after_the_deadline(blocks_states):
     time.sleep(0.01)
     with pytest.raises(TimeLimitReached, match="while valuing"):
         ChunkedEvaluator(value_fn, limits)(states, Inputs(task))
+
+
+# -- work that cannot be interrupted ------------------------------------------------------------
+
+def test_uninterruptible_work_is_not_started_with_less_time_left_than_it_took():
+    limits = Limits(0.3, 0)
+    sleep = Uninterruptible(limits, "sleeping")
+    assert sleep(lambda: time.sleep(0.2) or "done", "run 1") == "done"  # no earlier run: nothing to go by
+    start = time.perf_counter()
+    with pytest.raises(TimeLimitReached, match=r"time limit of 0.3 s reached before sleeping of run 2: [\d.]+ s left, "
+                                               r"less than the 0.2\d s it took last time"):
+        sleep(lambda: time.sleep(0.2), "run 2")
+    assert time.perf_counter() - start < 0.1  # refused, not run
+
+
+def test_uninterruptible_work_runs_while_time_is_left():
+    sleep = Uninterruptible(Limits(5.0, 0), "sleeping")
+    assert [sleep(lambda: i, f"run {i}") for i in range(3)] == [0, 1, 2]

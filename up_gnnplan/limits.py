@@ -22,6 +22,9 @@ import time
 from up_gnnplan.errors import GnnplanError
 
 MB = 2**20
+# The uninterruptible work every search does: one pymimir call per expanded state.
+GENERATING = "generating the applicable actions"
+
 # Never default to less than this: the runtime alone (UP, pymimir, onnxruntime) takes ~200 MB.
 MIN_DEFAULT_MB = 1024
 
@@ -96,6 +99,17 @@ class Deadline:
         if self.passed():
             raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what} (after {self.elapsed():.2f} s)")
 
+    def check_room(self, seconds: float, what: str) -> None:
+        """Raise :class:`TimeLimitReached` if fewer than ``seconds`` are left for ``what``.
+
+        For work that cannot be interrupted: started with less time left than it is expected
+        to take, it would end past the deadline and break the limit by its whole length.
+        """
+        remaining = self.remaining()
+        if remaining is not None and remaining < seconds:
+            raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what}: {remaining:.2f} s left, "
+                                   f"less than the {seconds:.2f} s it took last time (after {self.elapsed():.2f} s)")
+
 
 class Limits:
     """The deadline and the memory limit of one solve, checked together.
@@ -111,6 +125,12 @@ class Limits:
         self.deadline = Deadline(seconds, start)
         self.memory_mb = default_memory_mb() if memory_mb is None else int(memory_mb)
         self.peak_mb = resident_mb()
+        self._work: dict[str, Uninterruptible] = {}
+
+    def uninterruptible(self, what: str) -> "Uninterruptible":
+        """Return the :class:`Uninterruptible` work ``what`` of this solve (one per name, so that a
+        fallback search after the policy goes by the policy's last run)."""
+        return self._work.setdefault(what, Uninterruptible(self, what))
 
     def check(self, what: str) -> None:
         """Raise a :class:`LimitReached` if either limit is reached, naming ``what`` was under way."""
@@ -129,3 +149,24 @@ class Limits:
         if not self.memory_mb:
             return None
         return max(0.0, self.memory_mb - resident_mb())
+
+
+class Uninterruptible:
+    """One kind of work that cannot be interrupted (such as generating a state's applicable
+    actions: one pymimir call, over a second for 130,575 actions), run so that a deadline holds.
+
+    Each run is refused with :class:`TimeLimitReached` when less time is left than the previous
+    run took, the best guess of the next one's length; the first run has no guess.
+    """
+
+    def __init__(self, limits: Limits, what: str):
+        self.limits, self.what, self.last = limits, what, 0.0
+
+    def __call__(self, work, where: str):
+        """Return ``work()``, unless the time left is shorter than the last run; ``where`` names the step."""
+        self.limits.deadline.check_room(self.last, f"before {self.what} of {where}")
+        start = time.perf_counter()
+        result = work()
+        self.last = time.perf_counter() - start
+        return result
+

@@ -22,7 +22,7 @@ import itertools
 import numpy as np
 
 from up_gnnplan.encodings.actions import ActionInput
-from up_gnnplan.limits import LimitReached, Limits
+from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.states.actions import ActionRows
@@ -54,6 +54,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
     actions_taken, cost, evaluated, step = [], 0.0, 0, 0
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
+        generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
         visited = {state.get_index()}
         for step in range(max_steps + 1):
@@ -62,7 +63,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
             if step == max_steps:
                 break
             limits.check(f"before action-policy step {step + 1}")
-            actions = state.generate_applicable_actions()
+            actions = generate(state.generate_applicable_actions, f"step {step + 1}")
             limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
             chosen = None
             if actions:
@@ -111,7 +112,8 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
-        ff, note = FFHeuristic.for_search(task, limits) if alternate_ff else (None, "")
+        generate = limits.uninterruptible(GENERATING)
+        ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
         root = task.initial_state()
         parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
@@ -135,7 +137,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                 return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed(),
                                     note)
             expanded += 1
-            actions = state.generate_applicable_actions()
+            actions = generate(state.generate_applicable_actions, f"expansion {expanded}")
             if not actions:
                 continue
             where = f"expansion {expanded}"

@@ -31,9 +31,15 @@ class FFHeuristic:
         self.limits, self.calls = limits, 0
 
     @classmethod
-    def for_search(cls, task, limits) -> tuple["FFHeuristic | None", str]:
-        """Return (the heuristic, "") for a dual search of ``task``, or (None, why it is left out)."""
-        applicable = len(task.initial_state().generate_applicable_actions())
+    def for_search(cls, task, limits, generate) -> tuple["FFHeuristic | None", str]:
+        """Return (the heuristic, "") for a dual search of ``task``, or (None, why it is left out).
+
+        ``generate`` is the search's :class:`~up_gnnplan.limits.Uninterruptible` action generation:
+        counting the initial state's actions through it tells the search how long its first
+        expansion's generation will take.
+        """
+        applicable = len(generate(task.initial_state().generate_applicable_actions, "the initial state"))
+        limits.check(f"after generating the {applicable:,} applicable actions of the initial state")
         if applicable > MAX_INITIAL_ACTIONS:
             return None, (f"FF left out: the initial state has {applicable:,} applicable actions (above "
                           f"{MAX_INITIAL_ACTIONS:,}), where grounding FF takes seconds that cannot be interrupted")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from up_gnnplan.limits import LimitReached, Limits
+from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
 from up_gnnplan.search.ff import FFHeuristic
@@ -56,7 +56,8 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
     try:
         inputs = inputs or Inputs(task)
         evaluate = ChunkedEvaluator(value_fn, limits)
-        ff, note = FFHeuristic.for_search(task, limits) if alternate_ff else (None, "")
+        generate = limits.uninterruptible(GENERATING)
+        ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
         root = task.initial_state()
         parents[root.get_index()] = None
         tie = itertools.count()
@@ -77,7 +78,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                 actions, cost = _plan(parents, state.get_index())
                 return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed(), note)
             expanded += 1
-            children = Successors(state)
+            children = generate(lambda: Successors(state), f"expansion {expanded}")
             what = f"the {len(children):,} successors of expansion {expanded}"
             for chunk in children:
                 limits.check(f"while generating {what}")

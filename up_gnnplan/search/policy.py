@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from up_gnnplan.limits import LimitReached, Limits
+from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
 from up_gnnplan.states.successors import Successors, is_goal
@@ -31,6 +31,7 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
     try:
         inputs = inputs or Inputs(task)
         evaluate = ChunkedEvaluator(value_fn, limits)
+        generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
         visited = {state.get_index()}
         for step in range(max_steps + 1):
@@ -39,7 +40,7 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
             if step == max_steps:
                 break
             limits.check(f"before policy step {step + 1}")
-            children = Successors(state)
+            children = generate(lambda: Successors(state), f"policy step {step + 1}")
             what = f"the {len(children):,} successors of policy step {step + 1}"
             best, best_value = None, np.inf
             for chunk in children:
