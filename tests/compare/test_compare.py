@@ -86,6 +86,16 @@ def test_one_validated_record_per_engine_and_problem(run, models):
     assert all(r["model"] is None for r in records if r["engine"] == "fast-downward")
 
 
+def test_records_keep_the_engines_short_messages(run):
+    """gnnplan's messages say how the search ended (what the failure analysis reads); Fast
+    Downward's whole log is output, not a note."""
+    out, _ = run
+    for record in read_results(out / RESULTS):
+        if record["engine"] == "gnnplan:gbfs":
+            assert "gbfs" in record["notes"] and "solved" in record["notes"], record["notes"]
+        assert record["notes"] is None or len(record["notes"]) <= 1600
+
+
 def test_reports_have_coverage_table_and_no_invalid_gnnplan_plan(run):
     out, outcome = run
     summary = (out / "summary.md").read_text()

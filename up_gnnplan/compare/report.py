@@ -22,8 +22,8 @@ from up_gnnplan.compare.plots import write_plots
 from up_gnnplan.compare.tallies import MIN_SECONDS, common_pairs, coverage, seconds
 
 CSV_FIELDS = ["engine", "domain", "problem", "timeout", "status", "solved", "plan_length", "plan_cost", "wall_time",
-              "solve_time", "engine_time", "expanded", "evaluated", "valid", "validation_note", "error", "killed",
-              "model", "memory_mb", "max_rss_mb", "domain_file", "problem_file", "log"]
+              "solve_time", "engine_time", "expanded", "evaluated", "valid", "validation_note", "error", "notes",
+              "killed", "model", "memory_mb", "max_rss_mb", "domain_file", "problem_file", "log"]
 
 
 def _geomean(values: list[float]) -> float:

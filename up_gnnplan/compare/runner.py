@@ -48,6 +48,10 @@ PRELOAD = ["up_gnnplan", "unified_planning.shortcuts", "unified_planning.io", "u
 _COUNT_IN_LOG = {"expanded": re.compile(r"Expanded (\d+) state"), "evaluated": re.compile(r"Evaluated (\d+) state")}
 
 
+# A message of an engine longer than this is output, not a note (see _notes).
+NOTE_CHARS = 400
+
+
 def _number(value) -> float | None:
     try:
         return None if value is None else float(value)
@@ -65,6 +69,16 @@ def _search_counts(result) -> dict:
             value = _number(found[-1]) if found else None
         counts[key] = None if value is None else int(value)
     return counts
+
+
+def _notes(result, levels) -> str | None:
+    """Return the engine's short messages below ERROR (gnnplan's say how each phase ended), or None.
+
+    Long messages (a planner's whole log, as Fast Downward's) are left out: the record keeps
+    what explains the outcome, not the output.
+    """
+    short = [m.message for m in result.log_messages or () if m.level != levels.ERROR and len(m.message) <= NOTE_CHARS]
+    return " | ".join(short)[:4 * NOTE_CHARS] or None
 
 
 def _has_existential_goal(problem) -> bool:
@@ -160,7 +174,7 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
         errors = " ".join(m.message for m in result.log_messages or () if m.level == LogLevel.ERROR)
         fields = {"status": status, "solve_time": round(seconds, 4),
                   "engine_time": _number(metrics.get("engine_internal_time")), **_search_counts(result),
-                  "error": errors[:1000] or None}
+                  "error": errors[:1000] or None, "notes": _notes(result, LogLevel)}
         if result.plan is None:
             if status in SOLVED:
                 fields.update(valid=False, validation_note="solved without a plan")
@@ -206,7 +220,7 @@ def _finish(task: Task, outcome: Outcome, memory_mb: int) -> dict:
         fields = {"status": outcome.status, "error": outcome.error}
     record = {**asdict(task), "status": fields.pop("status"), "solved": False, "plan_length": None,
               "plan_cost": None, "wall_time": outcome.wall, "solve_time": None, "engine_time": None,
-              "expanded": None, "evaluated": None, "valid": None, "validation_note": None, "error": None,
+              "expanded": None, "evaluated": None, "valid": None, "validation_note": None, "error": None, "notes": None,
               "killed": outcome.killed, "memory_mb": memory_mb, "max_rss_mb": outcome.max_rss_mb}
     record["params"] = [list(p) for p in task.params]  # as results.jsonl reads back
     record.update(fields)

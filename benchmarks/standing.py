@@ -1,0 +1,186 @@
+"""The standing comparison (issue 14): gnnplan's default mode with the shipped files, beside
+LAMA-first and the WL-GOOSE peer, on all 30 IPC 2023 ``testing/easy`` tasks of each of the ten
+domains, 60 s per task.
+
+``run [DOMAIN...]``
+    ``gnnplan compare --engine gnnplan`` (mode auto, fallback model+ff, the shipped model of
+    the domain: no ``--model``) into ``benchmarks/results/standing/DOMAIN/gnnplan/``. The two
+    baselines are not run again where a complete record of the same tasks and limit exists:
+    the action-heads run (``benchmarks/action_heads.py coverage``, same machine) wrote
+    ``benchmarks/results/action_heads/coverage/DOMAIN/{lama-first,wl-goose}/``. A baseline
+    without such a record (or every baseline, with ``--rerun-baselines``) runs here, into
+    ``standing/DOMAIN/{lama-first,wl-goose}/``.
+``report``
+    ``standing/report.md`` and ``standing/results.json``: coverage of each engine per domain
+    and in total (each column names where its rows come from), gnnplan's plan length against
+    LAMA-first's on the tasks both solved, and for every task gnnplan did not solve, why,
+    read from the engine's own messages (each record's ``notes``): the policy out of time
+    (time per step), the policy astray and the fallback out of time (model error), or a
+    limit of memory.
+
+Every command goes to ``standing/commands.log``. Needs ``../shared/benchmarks`` and, for the
+peer, the ``peer`` extra. Run in the background, one thread::
+
+    OMP_NUM_THREADS=1 nohup python benchmarks/standing.py run > /tmp/standing.log 2>&1 &
+    python benchmarks/standing.py report
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_zoo import DOMAINS, SHARED, run, test_problems  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "standing"
+LOG = OUT / "commands.log"
+EARLIER = ROOT / "benchmarks" / "results" / "action_heads" / "coverage"
+GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
+IPC2023 = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
+           "transport")
+# label: (the engine of gnnplan compare, what the table calls it)
+ENGINES = {"gnnplan": ("gnnplan", "gnnplan (default mode)"), "lama-first": ("fast-downward", "LAMA-first"),
+           "wl-goose": ("wl-goose", "WL-GOOSE")}
+
+
+def read(path: Path) -> list[dict]:
+    from up_gnnplan.compare import read_results
+
+    return read_results(path) if path.is_file() else []
+
+
+def complete(rows: list[dict], tests: list[Path], timeout: float) -> bool:
+    return {r["problem_file"] for r in rows if r["timeout"] == timeout} >= {str(t) for t in tests}
+
+
+def source(name: str, label: str, tests: list[Path], timeout: float) -> Path | None:
+    """The folder whose results.jsonl holds ``label``'s rows of ``name``: this run's, else the earlier run's."""
+    for folder in (OUT / name / label, EARLIER / name / label):
+        if complete(read(folder / "results.jsonl"), tests, timeout):
+            return folder
+    return None
+
+
+def run_domains(args) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in args.domains:
+        spec = DOMAINS[name]
+        domain, tests = SHARED / spec.domain, test_problems(spec, 30)
+        labels = ["gnnplan"] + [b for b in ("lama-first", "wl-goose")
+                                if args.rerun_baselines or source(name, b, tests, args.timeout) is None]
+        for label in labels:
+            engine = ENGINES[label][0]
+            extra = []
+            if label == "wl-goose":
+                model = GOOSE_MODELS / f"{name}.json"
+                if not model.is_file():
+                    print(f"{name}: no WL-GOOSE model ({model}); the peer is left out", flush=True)
+                    continue
+                extra = ["--register", "benchmarks.goose.engine", "--engine-param", f"wl-goose:model={model}"]
+            run(["gnnplan", "compare", domain, *tests, "--engine", engine, *extra, "--timeout", args.timeout,
+                 "--jobs", args.jobs, "--no-plots", "-o", OUT / name / label, "--resume"], LOG)
+
+
+# -- why a task was not solved -------------------------------------------------------------------
+
+# gnnplan's message of one search phase: "NAME: STATUS after N steps|expansions MESSAGE" (plugins/engine.py)
+PHASE = re.compile(r"(?P<search>[a-z-]+): (?P<status>solved|gave-up|timeout|memout|unsolvable) after (?P<count>\d+) "
+                   r"(?P<unit>steps|expansions)(?P<message>.*)")
+
+
+def phases(notes: str | None) -> list[dict]:
+    return [m.groupdict() for part in (notes or "").split(" | ") if (m := PHASE.match(part))]
+
+
+def cause(record: dict) -> str:
+    """Why gnnplan did not solve this task, in the terms of issue 14 (time per step, model error)."""
+    if record["status"] in ("memout",) or "memory limit" in (record.get("notes") or ""):
+        return "memory limit"
+    if record["status"] not in ("timeout", "unsolvable_incompletely", "unsolvable_proven"):
+        return f"{record['status']}: {(record.get('error') or '')[:80]}"
+    found = phases(record.get("notes"))
+    if not found:
+        return "no engine message (killed)" if record.get("killed") else "no engine message"
+    first = found[0]
+    if first["status"] == "timeout":
+        return f"policy out of time after {first['count']} steps (time per step)"
+    if first["status"] == "gave-up":
+        why = "step limit" if "step limit" in first["message"] else "no unvisited successor"
+        fallback = found[1]["status"] if len(found) > 1 else "none"
+        return f"policy astray ({why}), fallback {fallback} (model error)"
+    return f"{first['search']} {first['status']}"
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def report(args) -> None:
+    table, causes, lengths, sources = {}, {}, [], {}
+    for name in IPC2023:
+        spec = DOMAINS[name]
+        tests = [str(t) for t in test_problems(spec, 30)]
+        row = {}
+        for label in ENGINES:
+            folder = source(name, label, [Path(t) for t in tests], args.timeout)
+            if folder is None:
+                continue
+            rows = {r["problem_file"]: r for r in read(folder / "results.jsonl") if r["timeout"] == args.timeout}
+            rows = {t: rows[t] for t in tests}
+            row[label] = rows
+            sources.setdefault(label, set()).add(str(folder.relative_to(ROOT).parent.parent))
+        table[name] = row
+        if "gnnplan" in row:
+            causes[name] = Counter(cause(r) for r in row["gnnplan"].values() if not r["solved"])
+        if "gnnplan" in row and "lama-first" in row:
+            both = [t for t in tests if row["gnnplan"][t]["solved"] and row["lama-first"][t]["solved"]]
+            ratio = [row["gnnplan"][t]["plan_cost"] / row["lama-first"][t]["plan_cost"] for t in both
+                     if row["lama-first"][t]["plan_cost"]]
+            lengths.append((name, len(both), statistics.geometric_mean(ratio) if ratio else None))
+    solved = {name: {label: sum(r["solved"] for r in rows.values()) for label, rows in row.items()}
+              for name, row in table.items()}
+    labels = list(ENGINES)
+    lines = ["| domain | " + " | ".join(ENGINES[label][1] for label in labels) + " |", "|---|" + "---:|" * len(labels)]
+    for name in IPC2023:
+        lines.append(f"| {name} | " + " | ".join(f"{solved[name][label]}/30" if label in solved[name] else "not run"
+                                                 for label in labels) + " |")
+    totals = {label: (sum(s[label] for s in solved.values() if label in s), 30 * sum(label in s for s in solved.values()))
+              for label in labels}
+    lines.append("| **total** | " + " | ".join(f"**{a}/{b}**" for a, b in totals.values()) + " |")
+    text = ["# The standing comparison: IPC 2023 testing/easy, 60 s per task", "",
+            "Written by `python benchmarks/standing.py report`; the commands are in `commands.log`.", "",
+            *lines, "", "Rows from: " + "; ".join(f"{ENGINES[label][1]}: {', '.join(sorted(s))}"
+                                                 for label, s in sources.items()) + ".", "",
+            "## gnnplan's plan cost against LAMA-first's (geometric mean, tasks both solved)", "",
+            "| domain | tasks | ratio |", "|---|---:|---:|",
+            *[f"| {name} | {n} | {ratio:.2f} |" if ratio else f"| {name} | {n} | |" for name, n, ratio in lengths], "",
+            "## Why gnnplan did not solve a task (from the engine's messages)", "",
+            "| domain | cause | tasks |", "|---|---|---:|",
+            *[f"| {name} | {c} | {n} |" for name, counter in causes.items() for c, n in counter.most_common()]]
+    (OUT / "report.md").write_text("\n".join(text) + "\n")
+    (OUT / "results.json").write_text(json.dumps({"solved": solved, "totals": totals, "plan_cost_ratio": lengths,
+                                                  "causes": {n: dict(c) for n, c in causes.items()},
+                                                  "sources": {k: sorted(v) for k, v in sources.items()}}, indent=1))
+    print("\n".join(text))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["run", "report"])
+    parser.add_argument("domains", nargs="*", default=list(IPC2023), metavar="DOMAIN", help=", ".join(IPC2023))
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--rerun-baselines", action="store_true", help="run LAMA-first and WL-GOOSE here too")
+    args = parser.parse_args()
+    args.domains = args.domains or list(IPC2023)
+    run_domains(args) if args.stage == "run" else report(args)
+
+
+if __name__ == "__main__":
+    main()
