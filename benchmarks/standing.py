@@ -7,7 +7,8 @@ domains, 60 s per task.
     the domain: no ``--model``) into ``benchmarks/results/standing/DOMAIN/gnnplan/``. The two
     baselines are not run again where a complete record of the same tasks and limit exists:
     the action-heads run (``benchmarks/action_heads.py coverage``, same machine) wrote
-    ``benchmarks/results/action_heads/coverage/DOMAIN/{lama-first,wl-goose}/``. A baseline
+    ``benchmarks/results/action_heads/coverage/DOMAIN/{lama-first,wl-goose}/``, and the zoo
+    evaluation LAMA-first's rows into ``benchmarks/zoo/eval/DOMAIN/``. A baseline
     without such a record (or every baseline, with ``--rerun-baselines``) runs here, into
     ``standing/DOMAIN/{lama-first,wl-goose}/``.
 ``report``
@@ -41,7 +42,9 @@ from build_zoo import DOMAINS, SHARED, run, test_problems  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "standing"
 LOG = OUT / "commands.log"
-EARLIER = ROOT / "benchmarks" / "results" / "action_heads" / "coverage"
+# Earlier records of the same tasks and limit, same machine, read in this order: the action-heads
+# run (2026-11-24; LAMA-first and WL-GOOSE) and the zoo evaluation (2026-11-23; LAMA-first only).
+EARLIER = (ROOT / "benchmarks" / "results" / "action_heads" / "coverage", ROOT / "benchmarks" / "zoo" / "eval")
 GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
 IPC2023 = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
            "transport")
@@ -56,14 +59,17 @@ def read(path: Path) -> list[dict]:
     return read_results(path) if path.is_file() else []
 
 
-def complete(rows: list[dict], tests: list[Path], timeout: float) -> bool:
-    return {r["problem_file"] for r in rows if r["timeout"] == timeout} >= {str(t) for t in tests}
+def rows_of(folder: Path, label: str, timeout: float) -> dict[str, dict]:
+    """``label``'s rows in ``folder``'s results.jsonl by problem file (a folder may hold several engines)."""
+    engine = ENGINES[label][0]
+    engines = {engine, f"{engine}:auto"}  # compare records gnnplan's default mode as gnnplan:auto
+    return {r["problem_file"]: r for r in read(folder / "results.jsonl") if r["engine"] in engines and r["timeout"] == timeout}
 
 
 def source(name: str, label: str, tests: list[Path], timeout: float) -> Path | None:
-    """The folder whose results.jsonl holds ``label``'s rows of ``name``: this run's, else the earlier run's."""
-    for folder in (OUT / name / label, EARLIER / name / label):
-        if complete(read(folder / "results.jsonl"), tests, timeout):
+    """The folder that holds ``label``'s rows of every test of ``name``: this run's, else an earlier run's."""
+    for folder in (OUT / name / label, EARLIER[0] / name / label, EARLIER[1] / name):
+        if set(rows_of(folder, label, timeout)) >= {str(t) for t in tests}:
             return folder
     return None
 
@@ -131,10 +137,10 @@ def report(args) -> None:
             folder = source(name, label, [Path(t) for t in tests], args.timeout)
             if folder is None:
                 continue
-            rows = {r["problem_file"]: r for r in read(folder / "results.jsonl") if r["timeout"] == args.timeout}
+            rows = rows_of(folder, label, args.timeout)
             rows = {t: rows[t] for t in tests}
             row[label] = rows
-            sources.setdefault(label, set()).add(str(folder.relative_to(ROOT).parent.parent))
+            sources.setdefault(label, set()).add(str(folder.relative_to(ROOT)).replace(f"/{name}", "/DOMAIN"))
         table[name] = row
         if "gnnplan" in row:
             causes[name] = Counter(cause(r) for r in row["gnnplan"].values() if not r["solved"])
