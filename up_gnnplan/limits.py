@@ -105,6 +105,7 @@ class Deadline:
         For work that cannot be interrupted: started with less time left than it is expected
         to take, it would end past the deadline and break the limit by its whole length.
         """
+        self.check(what)  # passed already: said as such
         remaining = self.remaining()
         if remaining is not None and remaining < seconds:
             raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what}: {remaining:.2f} s left, "
