@@ -117,13 +117,13 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         root = task.initial_state()
         parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
-        queues = [[(0.0, next(tie), root)]] + ([[(0.0, next(tie), root)]] if ff else [])
+        queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
-            _, _, state = heapq.heappop(queue)
+            state = heapq.heappop(queue)[-1]
             if state.get_index() in closed:  # expanded already, from the other list
                 continue
             closed.add(state.get_index())
@@ -136,6 +136,9 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                     cost += step_cost
                 return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed(),
                                     note)
+            h = ff(state) if ff is not None else 0.0  # deferred, as in dual_gbfs
+            if h is None:  # FF proves the state a dead end
+                continue
             expanded += 1
             actions = generate(state.generate_applicable_actions, f"expansion {expanded}")
             if not actions:
@@ -153,8 +156,8 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                     parents[child.get_index()] = (state.get_index(), action, step_cost)
                     surprise_of[child.get_index()] = priority + extra
                     heapq.heappush(queues[0], (priority + extra, next(tie), child))
-                    if ff is not None and (h := ff(child)) is not None:
-                        heapq.heappush(queues[1], (h, next(tie), child))
+                    if ff is not None:  # the parent's FF value, the policy's preference breaking ties
+                        heapq.heappush(queues[1], (h, priority + extra, next(tie), child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),

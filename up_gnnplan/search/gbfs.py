@@ -3,7 +3,12 @@
 :func:`gbfs` orders one open list by the learned value. :func:`dual_gbfs` keeps a second open
 list ordered by the FF heuristic (pymimir's, domain-independent) and expands from the two in
 turn, as LAMA alternates its heuristics: where the learned value leads into a plateau or a
-wrong region, the other list keeps making progress on what the model does not know.
+wrong region, the other list keeps making progress on what the model does not know. FF is
+evaluated deferred, as in LAMA (Richter & Helmert 2009): once per expanded state, its value
+ordering that state's children in the FF list (ties broken by their learned values), instead
+of once per generated state, which costs the branching factor (measured on IPC 2023 Transport:
+over 90% of the search's time went into 20-30 FF values per expansion). A state FF proves a
+dead end is not expanded.
 
 Complete on finite state spaces: it either finds a plan or proves, by exhausting the reachable
 states, that none exists. The fresh successors of an expansion are valued in chunks
@@ -61,7 +66,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
         root = task.initial_state()
         parents[root.get_index()] = None
         tie = itertools.count()
-        queues = [[(0.0, next(tie), root)]] + ([[(0.0, next(tie), root)]] if ff else [])
+        queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
@@ -70,13 +75,16 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                                     f"expansion limit of {max_expansions} reached")
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
-            _, _, state = heapq.heappop(queue)
+            state = heapq.heappop(queue)[-1]
             if state.get_index() in closed:  # expanded already, from the other list
                 continue
             closed.add(state.get_index())
             if is_goal(task, state):
                 actions, cost = _plan(parents, state.get_index())
                 return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed(), note)
+            h = ff(state) if ff is not None else 0.0  # deferred: one FF value per expansion, for its children
+            if h is None:  # FF proves the state a dead end
+                continue
             expanded += 1
             children = generate(lambda: Successors(state), f"expansion {expanded}")
             what = f"the {len(children):,} successors of expansion {expanded}"
@@ -92,8 +100,8 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                     evaluated += len(fresh)
                     for value, child in zip(values.tolist(), fresh):
                         heapq.heappush(queues[0], (value, next(tie), child))
-                        if ff is not None and (h := ff(child)) is not None:
-                            heapq.heappush(queues[1], (h, next(tie), child))
+                        if ff is not None:  # the parent's FF value, the learned value breaking ties
+                            heapq.heappush(queues[1], (h, value, next(tie), child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
