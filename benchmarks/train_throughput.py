@@ -144,9 +144,9 @@ class Ours(Side):
         from up_gnnplan.training.checkpoint import build
         from up_gnnplan.training.config import TrainConfig
         from up_gnnplan.training.data import state_inputs
-        from up_gnnplan.training.loop import _tensors
+        from up_gnnplan.training.objectives import state_tensors
 
-        self.dataset, self.state_inputs, self.tensors = dataset, state_inputs, _tensors
+        self.dataset, self.state_inputs, self.tensors = dataset, state_inputs, state_tensors
         self.config = TrainConfig(architecture="rgnn", hidden=32, layers=30)
         self.encoding, self.model = build(self.config, dataset.signature)
         self.optimiser = torch.optim.Adam(self.model.parameters(), lr=self.config.lr)

@@ -162,7 +162,7 @@ def test_permutation_invariance(key, domain_states):
     torch.testing.assert_close(values(model, encoding, renamed), values(model, encoding, chosen), rtol=1e-4, atol=1e-4)
 
 
-# --- R-GNN: fused path == per-relation path -----------------------------------------------------
+# --- R-GNN: training path == per-relation path --------------------------------------------------
 
 _TINY = PredicateSignature((("p", 1), ("q", 2)))
 RELATIONAL = [k for k in ARCH_KEYS if isinstance(build(k, _TINY, layers=1)[1], RelationalGNN)]
@@ -171,12 +171,14 @@ RELATIONAL = [k for k in ARCH_KEYS if isinstance(build(k, _TINY, layers=1)[1], R
 @pytest.mark.parametrize("share_weights", [True, False], ids=["shared", "per-layer"])
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
 @pytest.mark.parametrize("key", RELATIONAL)
-def test_fused_equals_per_relation(key, aggregation, share_weights, domain_states):
+def test_training_path_equals_per_relation(key, aggregation, share_weights, domain_states):
+    """The training path (packed layout; for smooth max the written-out backward of
+    ``PackedLayers``) gives the per-relation path's values and gradients."""
     signature, states = domain_states
     encoding, model = build(key, signature, seed=2, aggregation=aggregation, share_weights=share_weights)
     assert model.per_relation is False
     batch = tensors(encoding, states)
-    # Gradients flow through the fused path in training: compare the values with grad on.
+    # Gradients flow through the training path: compare the values with grad on.
     fused = model(*batch)
     model.per_relation = True
     try:
@@ -195,6 +197,45 @@ def test_fused_equals_per_relation(key, aggregation, share_weights, domain_state
     model.per_relation = False
     for a, b in zip(*grads):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("share_weights", [True, False], ids=["shared", "per-layer"])
+def test_written_out_backward_equals_autograd(share_weights):
+    """``PackedLayers`` (one autograd node, the chain rule written out) gives the values and
+    gradients of ``embed_packed`` run by autograd, on batches with empty relations and without atoms."""
+    if "blocksworld" not in _CACHE:
+        _CACHE["blocksworld"] = states_of("blocksworld", DOMAINS["blocksworld"])
+    signature, states = _CACHE["blocksworld"]
+    encoding, model = build("rgnn", signature, seed=4, layers=4, share_weights=share_weights)
+    empty_batch = [sparse(states[0], signature), sparse(states[-1], signature)]
+    bare_batch = [bare(states[1]), bare(states[-2])]
+    for batch in (states, states[:1], states[:2] + empty_batch, bare_batch):
+        inputs = tensors(encoding, batch)
+        runs = []
+        for written_out in (True, False):
+            model.written_out = written_out
+            assert model._written_out() is written_out
+            model.zero_grad()
+            out = model(*inputs)
+            (out * torch.arange(1.0, len(batch) + 1)).sum().backward()
+            runs.append((out.detach(), [p.grad.clone() if p.grad is not None else torch.zeros_like(p)
+                                        for p in model.parameters()]))
+        model.written_out = True
+        torch.testing.assert_close(runs[0][0], runs[1][0], rtol=1e-5, atol=1e-5)
+        for a, b in zip(runs[0][1], runs[1][1]):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_exponential_mish_equals_torch():
+    """Mish and its derivative in the exponential form (training) equal torch's, far into both tails."""
+    from up_gnnplan.models.layers.mlp import mish
+
+    x = torch.cat([torch.linspace(-90.0, 90.0, 721), torch.tensor([-1e4, -30.0, 19.99, 20.0, 20.01, 1e4])])
+    x.requires_grad_()
+    ours, = torch.autograd.grad(mish(x).sum(), x)
+    theirs, = torch.autograd.grad(torch.nn.functional.mish(x).sum(), x)
+    torch.testing.assert_close(mish(x), torch.nn.functional.mish(x))
+    torch.testing.assert_close(ours, theirs)
 
 
 def test_relational_architectures_found():

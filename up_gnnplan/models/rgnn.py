@@ -19,18 +19,18 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from up_gnnplan.encodings.packing import row_width
 from up_gnnplan.models.layers.aggregation import AGGREGATIONS, Aggregator, TableAggregator  # noqa: F401  (re-exported)
 from up_gnnplan.models.layers.mlp import Mish, mish, mlp  # noqa: F401  (re-exported)
+from up_gnnplan.models.layers.packed_layers import PackedLayers
 
 
 class RelationMLPs(nn.Module):
     """One Linear-Mish-Linear per relation, stored stacked per arity.
 
-    Two evaluation paths with the same weights: ``fused`` runs every relation of an arity on
-    all atoms of that arity in two matrix products and keeps each atom's own relation's rows
-    (more arithmetic, far fewer operations: the fast path for training batches of small
-    states); the per-relation path runs each relation on its own atoms (the path exported to
-    ONNX, where per-operation overhead is small and arithmetic should not be multiplied).
+    Two evaluation paths with the same weights: ``packed`` runs the relations of an arity on
+    their own rows of atoms in one batched product (training, torch inference and the packed
+    export); ``single`` runs one relation on its atoms (the per-relation export).
     """
 
     def __init__(self, arities: list[int], hidden: int):
@@ -49,20 +49,6 @@ class RelationMLPs(nn.Module):
     def params(self, arity: int):
         g = self.groups.index(arity)
         return [self.weights[4 * g + i] for i in range(4)]
-
-    def fused(self, x: torch.Tensor, rid: torch.Tensor, arity: int, active: torch.Tensor) -> torch.Tensor:
-        """Apply each atom's relation MLP to ``x`` [K, a*d].
-
-        ``active`` [R'] lists the slots (in the arity group) of the relations that have atoms in
-        this batch, and ``rid`` [K] indexes into ``active``: only those relations are computed.
-        """
-        w1, b1, w2, b2 = (w.index_select(0, active) for w in self.params(arity))
-        count, width, _ = w1.shape
-        pick = rid.view(-1, 1, 1).expand(-1, 1, width)
-        y = (x @ w1.permute(1, 0, 2).reshape(width, count * width)).view(-1, count, width)
-        y = torch.nn.functional.mish(y.gather(1, pick).squeeze(1) + b1[rid])
-        z = (y @ w2.permute(1, 0, 2).reshape(width, count * width)).view(-1, count, width)
-        return z.gather(1, pick).squeeze(1) + b2[rid]
 
     def single(self, x: torch.Tensor, relation: int) -> torch.Tensor:
         """Apply relation ``relation``'s MLP to ``x`` [k, a*d]."""
@@ -101,6 +87,7 @@ class RelationalGNN(nn.Module):
         self.share_weights = share_weights
         self.per_relation = False  # True: always take the per-relation (export) path
         self.table_aggregation = False  # True: TableAggregator in embed_packed outside export too
+        self.written_out = True  # False: embed_packed by autograd even where PackedLayers applies (tests)
         rounds = 1 if share_weights else layers
         self.relation_mlps = nn.ModuleList(RelationMLPs(self.arities, hidden) for _ in range(rounds))
         self.update_mlps = nn.ModuleList(mlp(2 * hidden, 2 * hidden, hidden) for _ in range(rounds))
@@ -115,39 +102,51 @@ class RelationalGNN(nn.Module):
 
     def embed(self, node_graph: torch.Tensor, relations: list[torch.Tensor]) -> torch.Tensor:
         """Return the final node embeddings [N, hidden]."""
-        num_nodes, d = node_graph.shape[0], self.hidden
+        num_nodes = node_graph.shape[0]
+        if not (self.per_relation or torch.jit.is_tracing() or torch.onnx.is_in_onnx_export()):
+            # Training and torch inference: the packed layout, built here once per forward pass.
+            return self.embed_packed(node_graph, *self.pack(node_graph, relations))
+        # Export: every relation is an input whose size varies, so no branch on emptiness.
+        d = self.hidden
         h = torch.zeros((num_nodes, d), dtype=torch.float32, device=node_graph.device)
-        if self.per_relation or torch.jit.is_tracing() or torch.onnx.is_in_onnx_export():
-            # Export: every relation is an input whose size varies, so no branch on emptiness.
-            order = list(range(len(relations)))
-            targets = torch.cat([relations[r].reshape(-1) for r in order])
-            step = lambda h, nets: torch.cat(  # noqa: E731
-                [nets.single(h[relations[r]].flatten(1), r).reshape(-1, d) for r in order]
-            )
-        else:
-            # Training and torch inference: concatenate the atoms of each arity once.
-            groups = []
-            for a in self.relation_mlps[0].groups:
-                members = [r for r, b in enumerate(self.arities) if b == a and relations[r].shape[0] > 0]
-                if members:
-                    atoms = torch.cat([relations[r] for r in members])
-                    # Atom i of relation members[j] gets local index j; ``active`` maps j to its slot.
-                    local = torch.cat([torch.full((relations[r].shape[0],), j, dtype=torch.long, device=atoms.device)
-                                       for j, r in enumerate(members)])
-                    active = torch.tensor([self.relation_mlps[0].slot[r] for r in members], dtype=torch.long,
-                                          device=atoms.device)
-                    groups.append((a, atoms, local, active))
-            targets = torch.cat([atoms.reshape(-1) for _, atoms, _, _ in groups]) if groups else node_graph[:0]
-            step = lambda h, nets: torch.cat(  # noqa: E731
-                [nets.fused(h[atoms].flatten(1), local, a, active).reshape(-1, d) for a, atoms, local, active in groups]
-            ) if groups else h[:0]
+        order = list(range(len(relations)))
+        targets = torch.cat([relations[r].reshape(-1) for r in order])
         how = TableAggregator if self.table_aggregation else Aggregator
         aggregator = how(targets, num_nodes, d, self.aggregation, self.beta)
         for layer in range(self.layers):
-            weights = 0 if self.share_weights else layer
-            agg = aggregator(step(h, self.relation_mlps[weights]))
-            h = h + self.update_mlps[weights](torch.cat([h, agg], dim=1))
+            nets = self.relation_mlps[0 if self.share_weights else layer]
+            messages = torch.cat([nets.single(h[relations[r]].flatten(1), r).reshape(-1, d) for r in order])
+            agg = aggregator(messages)
+            h = h + self.update_mlps[0 if self.share_weights else layer](torch.cat([h, agg], dim=1))
         return h
+
+    def pack(self, node_graph: torch.Tensor, relations: list[torch.Tensor]) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """Return the packed layout (``groups``, ``active``) of the per-relation atoms ``relations``.
+
+        The same layout as :func:`up_gnnplan.encodings.packing.pack` builds in numpy (rows split
+        by :func:`~up_gnnplan.encodings.packing.row_width`), built with a few tensor operations.
+        In training, one batched product per arity and layer (``embed_packed``) was faster than
+        running every relation of an arity on all its atoms and keeping each atom's own (the
+        training path before issue 14), which multiplied the arithmetic by the relation count.
+        """
+        nets, num_nodes = self.relation_mlps[0], node_graph.shape[0]
+        groups, active = [], []
+        for a in nets.groups:
+            members = [r for r, b in enumerate(self.arities) if b == a and relations[r].shape[0] > 0]
+            sizes = [relations[r].shape[0] for r in members]
+            width = row_width(sizes)
+            parts, slots = [], []
+            for r, k in zip(members, sizes):
+                rows = -(-k // width)
+                parts.append(relations[r])
+                if rows * width > k:
+                    parts.append(relations[r].new_full((rows * width - k, a), num_nodes))
+                slots += [nets.slot[r]] * rows
+            if not parts:  # no atoms of this arity: one padding row, as in the numpy layout
+                parts, slots = [node_graph.new_full((1, a), num_nodes)], [0]
+            groups.append(torch.cat(parts).view(len(slots), width, a))
+            active.append(torch.tensor(slots, dtype=torch.long, device=node_graph.device))
+        return groups, active
 
     def embed_packed(self, node_graph: torch.Tensor, groups: list[torch.Tensor], active: list[torch.Tensor]) -> torch.Tensor:
         """:meth:`embed` on the packed layout (:mod:`up_gnnplan.encodings.packing`).
@@ -156,21 +155,28 @@ class RelationalGNN(nn.Module):
         i-th arity, padded with the index N of a dummy node: it has a zero embedding and its
         messages are dropped, so the result equals :meth:`embed`'s. A relation may fill several
         rows (its index repeated in ``active[i]``). Exported graphs aggregate with
-        :class:`TableAggregator`, torch with the scatter of :class:`Aggregator`.
+        :class:`TableAggregator`, torch with the scatter of :class:`Aggregator`; with smooth
+        max in float32, torch runs all layers as one :class:`PackedLayers` node (the backward
+        pass written out: 2.3x the training rate, benchmarks/RESULTS.md, issue 14).
         """
         num_nodes, d = node_graph.shape[0], self.hidden
+        arities = self.relation_mlps[0].groups
+        # The weights of the relations present, selected once (once per layer without sharing).
+        selected = [[[w.index_select(0, act) for w in nets.params(a)] for a, act in zip(arities, active)]
+                    for nets in self.relation_mlps]
+        if self._written_out():
+            weights = [t for rel, upd in zip(selected, self.update_mlps)
+                       for t in [w for ws in rel for w in ws] + [upd[0].weight, upd[0].bias, upd[2].weight, upd[2].bias]]
+            shape = (num_nodes, d, self.layers, self.beta, self.share_weights)
+            return PackedLayers.apply(shape, *groups, *weights)
         h = torch.zeros((num_nodes, d), dtype=torch.float32, device=node_graph.device)
         pad = torch.zeros((1, d), dtype=torch.float32, device=node_graph.device)  # the dummy node (also with no objects)
-        arities = self.relation_mlps[0].groups
         targets = torch.cat([g.reshape(-1) for g in groups])
         if self.table_aggregation or torch.onnx.is_in_onnx_export():
             aggregator = TableAggregator(targets, num_nodes, d, self.aggregation, self.beta)  # leaves the dummy out
         else:
             scatter = Aggregator(targets, num_nodes + 1, d, self.aggregation, self.beta)
             aggregator = lambda m: scatter(torch.cat(m))[:num_nodes]  # noqa: E731
-        # The weights of the relations present, selected once (once per layer without sharing).
-        selected = [[[w.index_select(0, act) for w in nets.params(a)] for a, act in zip(arities, active)]
-                    for nets in self.relation_mlps]
         for layer in range(self.layers):
             k = 0 if self.share_weights else layer
             padded = torch.cat([h, pad])
@@ -179,6 +185,13 @@ class RelationalGNN(nn.Module):
             agg = aggregator(messages)
             h = h + self.update_mlps[k](torch.cat([h, agg], dim=1))
         return h
+
+    def _written_out(self) -> bool:
+        """Whether :meth:`embed_packed` runs :class:`PackedLayers` (smooth max in float32 torch, not exporting)."""
+        return (self.aggregation == "smoothmax" and not self.table_aggregation and self.written_out
+                and not torch.onnx.is_in_onnx_export() and not torch.jit.is_tracing()
+                and not torch.is_autocast_enabled("cpu") and not torch.is_autocast_enabled("cuda")
+                and self.readout[0].weight.dtype == torch.float32)
 
     def pool(self, h, readout_nodes, readout_graph, graph_index):
         """Return the sum of each state's readout-node embeddings [G, hidden]."""

@@ -29,14 +29,39 @@ class Aggregator:
             return zeros.scatter_add(0, self.index, messages)
         if self.how == "mean":
             return zeros.scatter_add(0, self.index, messages) / self.count.clamp(min=1.0)
-        # Max and smooth max: the hard max first; nodes without messages keep 0.
-        floor = torch.full_like(zeros, -1e30)
-        hard = torch.where(self.has, floor.scatter_reduce(0, self.index, messages, reduce="amax", include_self=True), zeros)
         if self.how == "max":
-            return hard
-        # Smooth max: max + log(sum(exp(beta * (m - max)))) / beta, stable since every exponent <= 0.
-        total = zeros.scatter_add(0, self.index, torch.exp(self.beta * (messages - hard.gather(0, self.index))))
-        return hard + torch.log(torch.where(self.has, total, torch.ones_like(total))) / self.beta
+            return _hard_max(messages, self.index, self.has, zeros)
+        return _SmoothMax.apply(messages, self.index, self.has, self.beta)
+
+
+def _hard_max(messages, index, has, zeros):
+    """Return the largest message of each node; nodes without messages get 0."""
+    floor = torch.full_like(zeros, -1e30)
+    return torch.where(has, floor.scatter_reduce(0, index, messages, reduce="amax", include_self=True), zeros)
+
+
+class _SmoothMax(torch.autograd.Function):
+    """Smooth max by scatter, ``max + log(sum(exp(beta * (m - max)))) / beta``, with its gradient written out.
+
+    The result does not depend on the hard max (it only keeps every exponent <= 0), so the
+    gradient of a message is its softmax weight within its node, ``exp(beta * (m - max)) /
+    total``: one gather in the backward pass, where autograd went back through the scatters of
+    the maximum and of the sum (issue 14).
+    """
+
+    @staticmethod
+    def forward(ctx, messages, index, has, beta):
+        zeros = messages.new_zeros((has.shape[0], messages.shape[1]))
+        hard = _hard_max(messages, index, has, zeros)
+        weight = (messages - hard.gather(0, index)).mul_(beta).exp_()  # exp(beta * (m - max)) <= 1
+        total = torch.where(has, zeros.scatter_add(0, index, weight), 1.0)
+        ctx.save_for_backward(index, weight, total)
+        return hard + torch.log(total) / beta
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, weight, total = ctx.saved_tensors
+        return (grad / total).gather(0, index).mul_(weight), None, None, None
 
 
 class TableAggregator:
