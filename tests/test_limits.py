@@ -107,14 +107,21 @@ def test_time_limit_holds_from_the_command_line(childsnack, childsnack_generatio
 
 
 def test_a_task_that_cannot_be_loaded_in_time_is_a_timeout(blocks400):
+    """The first stage of a solve, UP's ``problem.kind`` (a walk over the whole problem: 0.08 s
+    for 400 blocks on a quiet machine, ten times that on a loaded one), cannot be interrupted;
+    it is measured here, in the same process, as the one uninterruptible call the promise allows
+    (counted twice: on a loaded machine two walks of the same problem differ by that much)."""
     problem = load_pddl(*blocks400)
+    start = time.perf_counter()
+    problem.kind  # noqa: B018  (UP computes the kind anew on each access)
+    kind_seconds = time.perf_counter() - start
     start = time.perf_counter()
     result = GnnplanEngine().solve(problem, timeout=0.05)
     seconds = time.perf_counter() - start
-    assert result.status == Status.TIMEOUT
-    assert seconds <= allowed(0.05), seconds
-    assert "reached before loading" in result.log_messages[-1].message or "while building the task" in \
-        result.log_messages[-1].message
+    message = result.log_messages[-1].message
+    assert result.status == Status.TIMEOUT, message
+    assert seconds <= allowed(0.05, 2 * kind_seconds), (seconds, kind_seconds, message)
+    assert "reached before loading" in message or "while building the task" in message, message
 
 
 def test_a_large_task_is_built_quickly(blocks400):
