@@ -33,7 +33,6 @@ import json
 import re
 import statistics
 import sys
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -105,23 +104,39 @@ def phases(notes: str | None) -> list[dict]:
     return [m.groupdict() for part in (notes or "").split(" | ") if (m := PHASE.match(part))]
 
 
-def cause(record: dict) -> str:
-    """Why gnnplan did not solve this task, in the terms of issue 14 (time per step, model error)."""
+def cause(record: dict) -> tuple[str, int | None]:
+    """Why gnnplan did not solve this task, in the terms of issue 14 (time per step, model error),
+    and the policy's steps before it stopped (``None`` when no policy ran)."""
     if record["status"] in ("memout",) or "memory limit" in (record.get("notes") or ""):
-        return "memory limit"
+        return "memory limit", None
     if record["status"] not in ("timeout", "unsolvable_incompletely", "unsolvable_proven"):
-        return f"{record['status']}: {(record.get('error') or '')[:80]}"
+        return f"{record['status']}: {(record.get('error') or '')[:80]}", None
     found = phases(record.get("notes"))
     if not found:
-        return "no engine message (killed)" if record.get("killed") else "no engine message"
+        return ("no engine message (killed)" if record.get("killed") else "no engine message"), None
     first = found[0]
+    steps = int(first["count"]) if first["unit"] == "steps" else None
     if first["status"] == "timeout":
-        return f"policy out of time after {first['count']} steps (time per step)"
+        return f"{first['search']} out of time (time per step)", steps
     if first["status"] == "gave-up":
         why = "step limit" if "step limit" in first["message"] else "no unvisited successor"
         fallback = found[1]["status"] if len(found) > 1 else "none"
-        return f"policy astray ({why}), fallback {fallback} (model error)"
-    return f"{first['search']} {first['status']}"
+        return f"{first['search']} astray ({why}), fallback {fallback} (model error)", steps
+    return f"{first['search']} {first['status']}", steps
+
+
+def cause_rows(records) -> list[tuple[str, int, str]]:
+    """(cause, tasks, the policy's steps as "min-max") for the unsolved ``records``, most frequent first."""
+    steps: dict[str, list[int]] = {}
+    for record in records:
+        what, count = cause(record)
+        steps.setdefault(what, []).append(count)
+    rows = []
+    for what, counts in sorted(steps.items(), key=lambda item: -len(item[1])):
+        known = [c for c in counts if c is not None]
+        span = "" if not known else str(known[0]) if min(known) == max(known) else f"{min(known)}-{max(known)}"
+        rows.append((what, len(counts), span))
+    return rows
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -143,7 +158,7 @@ def report(args) -> None:
             sources.setdefault(label, set()).add(str(folder.relative_to(ROOT)).replace(f"/{name}", "/DOMAIN"))
         table[name] = row
         if "gnnplan" in row:
-            causes[name] = Counter(cause(r) for r in row["gnnplan"].values() if not r["solved"])
+            causes[name] = cause_rows(r for r in row["gnnplan"].values() if not r["solved"])
         if "gnnplan" in row and "lama-first" in row:
             both = [t for t in tests if row["gnnplan"][t]["solved"] and row["lama-first"][t]["solved"]]
             ratio = [row["gnnplan"][t]["plan_cost"] / row["lama-first"][t]["plan_cost"] for t in both
@@ -167,11 +182,12 @@ def report(args) -> None:
             "| domain | tasks | ratio |", "|---|---:|---:|",
             *[f"| {name} | {n} | {ratio:.2f} |" if ratio else f"| {name} | {n} | |" for name, n, ratio in lengths], "",
             "## Why gnnplan did not solve a task (from the engine's messages)", "",
-            "| domain | cause | tasks |", "|---|---|---:|",
-            *[f"| {name} | {c} | {n} |" for name, counter in causes.items() for c, n in counter.most_common()]]
+            "| domain | cause | tasks | policy steps before it |", "|---|---|---:|---:|",
+            *[f"| {name} | {c} | {n} | {span} |" for name, rows in causes.items() for c, n, span in rows]]
     (OUT / "report.md").write_text("\n".join(text) + "\n")
     (OUT / "results.json").write_text(json.dumps({"solved": solved, "totals": totals, "plan_cost_ratio": lengths,
-                                                  "causes": {n: dict(c) for n, c in causes.items()},
+                                                  "causes": {n: [{"cause": c, "tasks": k, "policy_steps": span} for c, k, span in rows]
+                                                             for n, rows in causes.items()},
                                                   "sources": {k: sorted(v) for k, v in sources.items()}}, indent=1))
     print("\n".join(text))
 
