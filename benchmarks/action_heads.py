@@ -304,8 +304,12 @@ def report(args) -> None:
     for key, row in training.items():
         name, spec = key.split("/", 1)
         v = row["validation"]
-        shown = (f"best action optimal in {100 * v['best_action_optimal']:.0f}% of {v['action_states']} states"
-                 if "best_action_optimal" in v else f"MAE {v['mae']:.3f}, within 0.5: {100 * v['within_0.5']:.0f}%")
+        if "best_action_optimal" in v:
+            shown = f"best action optimal in {100 * v['best_action_optimal']:.0f}% of {v['action_states']} states"
+        elif "mae" in v:
+            shown = f"MAE {v['mae']:.3f}, within 0.5: {100 * v['within_0.5']:.0f}%"
+        else:  # a ranking objective alone: no V* error to speak of
+            shown = f"lowest-valued successor optimal in {100 * v['best_successor_optimal']:.0f}% of {v['rank_states']} states"
         lines.append(f"| {name} | {spec} | {row['states_trained']:,} | {row['train_states_per_second']:g} | {row['epochs']} | "
                      f"{row['minutes_to_best_epoch']:g} | {shown} |")
     lines += ["", "## Time per step (largest testing/easy task)", "",
