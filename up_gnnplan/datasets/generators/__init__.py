@@ -154,10 +154,8 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
                 lambda p: f"{p['width']}x{p['height']}"),
     _registered(vacuum,
                 "Send the nearest robot, each with its own map, to clean one location.",
-                
-            {"locations": 12, "robots": 3, "extra_edges": 2, "map_fraction": 0.6},
-                lambda p: (f"l{p['locations']}r{p['robots']}e{p['extra_edges']}"
-                              f"m{_percent(p['map_fraction'])}")),
+                {"locations": 12, "robots": 3, "extra_edges": 2, "map_fraction": 0.6},
+                lambda p: f"l{p['locations']}r{p['robots']}e{p['extra_edges']}m{_percent(p['map_fraction'])}"),
     _registered(exists_blocks,
                 "Coloured Blocks: build a tower of blocks of given colours (existential goal).",
                 {"blocks": 5, "colours": 3, "variables": 2, "neq": 1, "on_table": 0},
