@@ -106,9 +106,10 @@ def run_domains(args) -> None:
 
 # -- why a task was not solved -------------------------------------------------------------------
 
-# gnnplan's message of one search phase: "NAME: STATUS after N steps|expansions MESSAGE" (plugins/engine.py)
+# gnnplan's message of one search phase: "NAME: STATUS after N steps|expansions [in S s] MESSAGE"
+# (plugins/engine.py; the phase's seconds since 2026-11-24 16:00)
 PHASE = re.compile(r"(?P<search>[a-z-]+): (?P<status>solved|gave-up|timeout|memout|unsolvable) after (?P<count>\d+) "
-                   r"(?P<unit>steps|expansions)(?P<message>.*)")
+                   r"(?P<unit>steps|expansions)(?: in (?P<seconds>[0-9.]+) s)?(?P<message>.*)")
 
 
 def phases(notes: str | None) -> list[dict]:

@@ -318,10 +318,11 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             for name in searches_of(self.mode, value_fn, self.fallback):
                 guide = value_fn if MODE_NEEDS[name] == "value" else value_fn.scorer
                 kwargs = {"max_steps": self.max_steps} if name in ("policy", "action-policy") else {}
+                began = time.perf_counter()
                 result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)
                 unit = "steps" if name in ("policy", "action-policy") else "expansions"
-                messages.append((LogLevel.INFO, f"{name}: {result.status.value} after {result.expanded} {unit} "
-                                                f"{result.message}".strip()))
+                messages.append((LogLevel.INFO, f"{name}: {result.status.value} after {result.expanded} {unit} in "
+                                                f"{time.perf_counter() - began:.1f} s {result.message}".strip()))
                 if result.status is not Status.GAVE_UP:
                     break
         except MemoryError:
