@@ -347,16 +347,20 @@ def test_packed_layout_equals_training_path(aggregation, table, domain_states):
 
 
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
-@pytest.mark.parametrize("case", ["mixed", "no-messages", "no-nodes", "one-hub"])
+@pytest.mark.parametrize("case", ["mixed", "no-messages", "no-nodes", "one-hub", "hubs"])
 def test_table_aggregator_equals_scatter(aggregation, case):
     """The gathering aggregator (exported) equals the scattering one (training) on nodes with
     many, one or no messages, with targets past the last node left out (the packed layout's
-    dummy node), and on empty inputs."""
+    dummy node), and on empty inputs; "hubs": two nodes with hundreds of messages among 60 with
+    a few, so that a node's messages fill several rows of the first level."""
     from up_gnnplan.models.rgnn import Aggregator, TableAggregator
 
     generator = torch.Generator().manual_seed(7)
-    nodes, d = {"mixed": 9, "no-messages": 4, "no-nodes": 0, "one-hub": 5}[case], 6
-    if case == "mixed":  # nodes 0-8; 9 is the dummy; nodes 3 and 7 get nothing
+    nodes, d = {"mixed": 9, "no-messages": 4, "no-nodes": 0, "one-hub": 5, "hubs": 60}[case], 6
+    if case == "hubs":
+        targets = torch.cat([torch.full((400,), 3), torch.full((250,), 41), torch.randint(0, 61, (300,), generator=generator)])
+        targets = targets[torch.randperm(len(targets), generator=generator)]
+    elif case == "mixed":  # nodes 0-8; 9 is the dummy; nodes 3 and 7 get nothing
         targets = torch.tensor([0, 1, 1, 2, 2, 2, 9, 4, 5, 9, 6, 8, 8, 8, 8, 0, 9])
     elif case == "one-hub":  # one node gets almost all messages: the table is as wide as that
         targets = torch.tensor([2] * 11 + [0, 5, 5])

@@ -67,46 +67,80 @@ class _SmoothMax(torch.autograd.Function):
 class TableAggregator:
     """The same aggregation by gathering, for onnxruntime: no scatter in the layers.
 
-    The targets are fixed for a forward pass, so they are sorted once into a table
-    [N, D] (D = the largest number of messages a node receives) of message indices, padded
-    with the index of an extra message row; each layer then gathers its messages into
-    [N, D, d] and reduces over D. onnxruntime runs a ScatterElements with a reduction element
-    by element, and the two per layer were 35% of the time of a batch of 8 Blocks states
-    (benchmarks/HISTORY.md); a Gather copies whole rows. Targets outside [0, N) (the dummy
-    node of the packed layout) are left out. Sums may differ from :class:`Aggregator`'s by
-    float rounding, since the messages are added in another order.
+    onnxruntime runs a ScatterElements with a reduction element by element, and the two per layer
+    were 35% of the time of a batch of 8 Blocks states (benchmarks/HISTORY.md); a Gather copies
+    whole rows. The targets are fixed for a forward pass, so they are sorted once into tables of
+    message indices, and each layer gathers and reduces in two levels: the messages of a node
+    fill ceil(count / K) rows of K slots (K = ceil(sqrt(D)), D the largest number of messages a
+    node receives), each row is reduced, then the rows of each node. One table [N, D] would do
+    with one level, but one hub (a Gripper room that 400 balls are in, a Rovers rover in every
+    ``can_traverse`` atom) makes it N x D: quadratic in the problem's size (1.6 s for one state
+    of Gripper with 400 balls); the two levels hold about E + N * K and N * D / K slots.
+
+    Padding slots point at an extra fill row. Targets outside [0, N) (the dummy node of the
+    packed layout) are left out. Sums may differ from :class:`Aggregator`'s by float rounding,
+    since the messages are added in another order. :attr:`table`, the one-level [N, D] table,
+    is built on demand for models that attend over a node's messages themselves.
     """
 
     def __init__(self, targets: torch.Tensor, num_nodes, hidden: int, how: str, beta: float):
-        self.how, self.beta, self.hidden = how, beta, hidden
-        total = targets.shape[0]
+        self.how, self.beta, self.hidden, self.num_nodes = how, beta, hidden, num_nodes
+        self.total = total = targets.shape[0]
         device = targets.device
         bucket = torch.where(targets < num_nodes, targets, torch.full_like(targets, num_nodes))  # one bucket for the left-out
         counts = torch.zeros((num_nodes + 1,), dtype=torch.long, device=device).scatter_add(0, bucket, torch.ones_like(bucket))
-        ordered, order = torch.sort(bucket)
-        starts = torch.cumsum(counts, 0) - counts
-        rank = torch.arange(total, dtype=torch.long, device=device) - starts[ordered]
-        width = torch.cat([counts[:num_nodes], counts.new_ones((1,))]).max()
-        # Left-out messages go to distinct slots past the table (no write collides with another).
-        spare = num_nodes * width + torch.arange(total, dtype=torch.long, device=device)
-        slots = torch.where(ordered < num_nodes, ordered * width + rank, spare)
-        flat = torch.full((num_nodes * width + total,), total, dtype=torch.long, device=device)  # "no message"
-        self.table = flat.scatter(0, slots, order)[: num_nodes * width].reshape(num_nodes, width)
-        count = counts[:num_nodes].unsqueeze(1)
-        self.count, self.has = count.to(torch.float32), count > 0
+        self.ordered, self.order = torch.sort(bucket)
+        self.rank = torch.arange(total, dtype=torch.long, device=device) - (torch.cumsum(counts, 0) - counts)[self.ordered]
+        self.counts = counts
+        count = counts[:num_nodes]
+        self.count, self.has = count.unsqueeze(1).to(torch.float32), count.unsqueeze(1) > 0
+        self.width = torch.cat([count, counts.new_ones((1,))]).max()
+        self._table = None
+
+        # Level 1: rows of K slots; a node without messages gets one (empty) row.
+        k = torch.sqrt(self.width.to(torch.float32)).ceil().to(torch.long)
+        rows = torch.clamp((count + k - 1) // k, min=1)
+        row_start = torch.cumsum(rows, 0) - rows
+        num_rows = rows.sum()
+        kept = self.ordered < num_nodes
+        row = torch.cat([row_start, row_start.new_zeros((1,))])[self.ordered] + self.rank // k  # left-out: any row
+        spare = num_rows * k + torch.arange(total, dtype=torch.long, device=device)
+        slots = torch.where(kept, row * k + (self.rank - (self.rank // k) * k), spare)
+        flat = torch.full((num_rows * k + total,), total, dtype=torch.long, device=device)  # "no message"
+        self.row_table = flat.scatter(0, slots, self.order)[: num_rows * k].reshape(num_rows, k)
+        # Level 2: the rows of each node, padded with the index of a fill row.
+        most = torch.cat([rows, rows.new_ones((1,))]).max()
+        column = torch.arange(most, dtype=torch.long, device=device).unsqueeze(0)
+        self.node_table = torch.where(column < rows.unsqueeze(1), row_start.unsqueeze(1) + column, num_rows)
+
+    @property
+    def table(self) -> torch.Tensor:
+        """[N, D] message indices of each node, padded with the index of an extra message row."""
+        if self._table is None:
+            n, width = self.num_nodes, self.width
+            spare = n * width + torch.arange(self.total, dtype=torch.long, device=self.order.device)
+            slots = torch.where(self.ordered < n, self.ordered * width + self.rank, spare)
+            flat = torch.full((n * width + self.total,), self.total, dtype=torch.long, device=self.order.device)
+            self._table = flat.scatter(0, slots, self.order)[: n * width].reshape(n, width)
+        return self._table
 
     def __call__(self, messages) -> torch.Tensor:
         """Aggregate ``messages`` [K, d] (or a list of parts, concatenated in order) into [N, d]."""
         parts = list(messages) if isinstance(messages, (list, tuple)) else [messages]
-        fill = 0.0 if self.how in ("sum", "mean") else -1e30
-        gathered = torch.cat(parts + [parts[0].new_full((1, self.hidden), fill)])[self.table]  # [N, D, d]
-        if self.how == "sum":
-            return gathered.sum(1)
-        if self.how == "mean":
-            return gathered.sum(1) / self.count.clamp(min=1.0)
+        low = 0.0 if self.how in ("sum", "mean") else -1e30
+        gathered = torch.cat(parts + [parts[0].new_full((1, self.hidden), low)])[self.row_table]  # [R, K, d]
+        if self.how in ("sum", "mean"):
+            row_sums = torch.cat([gathered.sum(1), gathered.new_zeros((1, self.hidden))])
+            total = row_sums[self.node_table].sum(1)
+            return total if self.how == "sum" else total / self.count.clamp(min=1.0)
+        row_max = gathered.amax(1)  # [R, d]
+        maxima = torch.cat([row_max, row_max.new_full((1, self.hidden), -1e30)])[self.node_table]  # [N, rows, d]
         # Scalars in ``where`` (not zeros_like) keep the exported graph free of shape computations.
-        hard = torch.where(self.has, gathered.amax(1), 0.0)
+        hard = torch.where(self.has, maxima.amax(1), 0.0)
         if self.how == "max":
             return hard
-        total = torch.exp(self.beta * (gathered - hard.unsqueeze(1))).sum(1)
+        # Smooth max: each row's sum of exp(beta * (m - row max)), rescaled to the node's max.
+        row_sum = torch.exp(self.beta * (gathered - row_max.unsqueeze(1))).sum(1)
+        sums = torch.cat([row_sum, row_sum.new_zeros((1, self.hidden))])[self.node_table]
+        total = (sums * torch.exp(self.beta * (maxima - hard.unsqueeze(1)))).sum(1)
         return hard + torch.log(torch.where(self.has, total, 1.0)) * (1.0 / self.beta)
