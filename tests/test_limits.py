@@ -32,9 +32,10 @@ from up_gnnplan.states.successors import successors
 
 def allowed(seconds: float, uninterruptible: float = 0.0) -> float:
     """The promise: a limit holds within 5% or 0.5 s, whichever is larger, or within one call that
-    cannot be interrupted (``uninterruptible`` seconds: pymimir's generation of a state's applicable
-    actions), whichever is longer."""
-    return seconds + max(0.5, 0.05 * seconds, uninterruptible)
+    cannot be interrupted (``uninterruptible``: that call's seconds as measured once in this process,
+    such as pymimir's generation of a state's applicable actions), whichever is longer. The measured
+    call counts twice: on a loaded machine two runs of the same call differ by that much."""
+    return seconds + max(0.5, 0.05 * seconds, 2 * uninterruptible)
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +110,7 @@ def test_time_limit_holds_from_the_command_line(childsnack, childsnack_generatio
 def test_a_task_that_cannot_be_loaded_in_time_is_a_timeout(blocks400):
     """The first stage of a solve, UP's ``problem.kind`` (a walk over the whole problem: 0.08 s
     for 400 blocks on a quiet machine, ten times that on a loaded one), cannot be interrupted;
-    it is measured here, in the same process, as the one uninterruptible call the promise allows
-    (counted twice: on a loaded machine two walks of the same problem differ by that much)."""
+    it is measured here, in the same process, as the one uninterruptible call the promise allows."""
     problem = load_pddl(*blocks400)
     start = time.perf_counter()
     problem.kind  # noqa: B018  (UP computes the kind anew on each access)
@@ -120,7 +120,7 @@ def test_a_task_that_cannot_be_loaded_in_time_is_a_timeout(blocks400):
     seconds = time.perf_counter() - start
     message = result.log_messages[-1].message
     assert result.status == Status.TIMEOUT, message
-    assert seconds <= allowed(0.05, 2 * kind_seconds), (seconds, kind_seconds, message)
+    assert seconds <= allowed(0.05, kind_seconds), (seconds, kind_seconds, message)
     assert "reached before loading" in message or "while building the task" in message, message
 
 

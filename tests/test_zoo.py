@@ -57,6 +57,16 @@ def test_mode_auto_takes_the_action_model_and_the_value_modes_the_value_model():
         assert OnnxValueFunction(zoo_dir() / action["file"]).has_actions
 
 
+def test_every_shipped_file_has_an_entry_and_every_action_model_its_value_model():
+    """No ONNX file ships without its record, and no domain loses its value model to an action model
+    (``keep_value_model`` once dropped the renamed entry and left rovers-value.onnx unlisted)."""
+    assert {p.name for p in zoo_dir().glob("*.onnx")} == {e["file"] for e in SHIPPED}
+    for entry in SHIPPED:
+        if heads_of(entry) in ACTION_HEADS:
+            assert any(heads_of(other) not in ACTION_HEADS and other["signature"] == entry["signature"]
+                       for other in SHIPPED), f"{entry['name']} has no value model beside it"
+
+
 def test_models_command_lists_every_entry():
     result = CliRunner().invoke(main, ["models", "--markdown"])
     assert result.exit_code == 0, result.output

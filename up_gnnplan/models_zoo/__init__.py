@@ -94,7 +94,7 @@ def keep_value_model(name: str) -> None:
     kept = f"{name}-value"
     (zoo_dir() / entry["file"]).rename(zoo_dir() / f"{kept}.onnx")
     entry.update(name=kept, file=f"{kept}.onnx", head="value")
-    models = [m for m in models if m["name"] != kept]
+    models = [m for m in models if m is entry or m["name"] != kept]  # an older NAME-value goes
     index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
 
 

@@ -141,6 +141,18 @@ def _derive(domain_text: str, writer, compiled, names: list[tuple[str, str]]) ->
     return domain_text.replace("(:requirements", "(:requirements :derived-predicates", 1)
 
 
+class _KnownKind:
+    """``problem`` with its kind computed once, for UP's PDDL writer: the writer asks for
+    ``problem.kind`` three times, and UP computes it anew each time by walking the whole problem
+    (0.3 s each for Gripper with 400 balls, seconds on a loaded machine, none of it interruptible)."""
+
+    def __init__(self, problem, kind):
+        self._problem, self.kind = problem, kind
+
+    def __getattr__(self, name):
+        return getattr(self._problem, name)
+
+
 class Task:
     """A planning task on pymimir, with maps between pymimir and UP items.
 
@@ -168,11 +180,15 @@ class Task:
             raise UnsupportedFeatureError(
                 [f"{type(up_problem).__name__} (not a classical action-based problem)"], self.source.describe()
             )
+        kind = kind or up_problem.kind
         check_supported(up_problem, self.source.describe(), kind)
         check("while building the task (after checking its PDDL fragment)")
         compiled, goal_names = _compile_existential_goals(up_problem)
         self.has_existential_goal = bool(goal_names)
-        self.writer = PDDLWriter(compiled)
+        if goal_names:
+            check("while building the task (after compiling its existential goals)")
+            kind = compiled.kind
+        self.writer = PDDLWriter(_KnownKind(compiled, kind))
         try:
             domain_text = self.writer.get_domain()
             check("while building the task (writing its PDDL)")
