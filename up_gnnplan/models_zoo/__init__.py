@@ -8,6 +8,7 @@ finds its model, and a model is never applied to a domain it was not trained for
 
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -103,6 +104,11 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
     import shutil
 
     target = zoo_dir() / f"{name}.onnx"
+    previous = next((m for m in entries() if m["name"] == name), None)
+    source = checkpoint.get("source") or {"kind": "checkpoint"}
+    # Exported again from the shipped file itself: the same weights, so its record stands.
+    same_weights = (previous is not None and source["kind"] == "onnx" and (zoo_dir() / previous["file"]).is_file()
+                    and hashlib.sha256((zoo_dir() / previous["file"]).read_bytes()).hexdigest()[:16] == source["sha256"])
     shutil.copyfile(onnx_path, target)
     record = checkpoint["record"]
     validation = record.get("validation") or record.get("train") or {}
@@ -133,14 +139,12 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
             "torch": record.get("torch"),
         },
     }
-    source = checkpoint.get("source") or {"kind": "checkpoint"}
-    previous = next((m for m in entries() if m["name"] == name), None)
     if source["kind"] == "onnx":
         entry["export"] = (f"exported again by up-gnnplan {__version__} from the weights of {source['file']} "
                            f"(sha256 {source['sha256']}, up-gnnplan {source['package_version']})")
-        if previous and previous["training"] == entry["training"]:
-            # The same weights: the coverage measured with the earlier file stands until measured again.
-            entry.update({k: previous[k] for k in ("coverage", "more_coverage") if k in previous})
+        if same_weights or (previous and previous["training"] == entry["training"]):
+            # The same weights: the record and the coverage measured with the earlier file stand.
+            entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage") if k in previous})
     index = zoo_dir() / "index.json"
     models = [m for m in entries() if m["name"] != name] + [entry]
     index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
