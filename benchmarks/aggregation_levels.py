@@ -1,0 +1,123 @@
+"""The exported aggregation in two levels against one table [nodes, largest in-degree]: time per batch.
+
+Until 2026-11-24 the exported graph gathered each node's messages into one table as wide as the
+largest in-degree, so one hub (a Gripper room holding every ball, a Rovers rover in every
+``can_traverse`` atom) made a layer's work nodes x hub degree. Now the messages fill rows of
+K = ceil(sqrt(D)) slots, reduced first per row and then per node
+(:class:`up_gnnplan.models.layers.aggregation.TableAggregator`).
+
+For each test problem, the shipped value model as it was before (the ONNX file at git revision
+``--before``, one-level tables) and the same weights exported by this version (``gnnplan export
+FILE -o NEW``: two levels) run the same packed batches, the successors of the first ``--steps``
+greedy-policy states, alternating which goes first, ``--repeats`` times each. Problems: the
+largest IPC 2023 ``testing/easy`` task of each domain, and generated Gripper and Logistics
+problems with hubs. Prints one markdown table; ratios are taken within the run:
+
+    OMP_NUM_THREADS=1 python benchmarks/aggregation_levels.py --steps 3 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_steps import DOMAINS, largest_tasks  # noqa: E402
+from runtime_speed import table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+# Generated problems with hubs: (generator, parameters); each with the shipped model of its domain.
+GENERATED = {"gripper-150": ("gripper", {"balls": 150}), "logistics-c10p40": ("logistics", {"cities": 10, "city_size": 6,
+                                                                                             "packages": 40, "airplanes": 4})}
+
+
+def generated_tasks(names, folder: Path):
+    from up_gnnplan.datasets.generators import generate
+    from up_gnnplan.models_zoo import find_model
+    from up_gnnplan.problems import load_task
+
+    for name in names:
+        generator, params = GENERATED[name]
+        (problem,) = generate(generator, folder / name, count=1, seed=0, **params)
+        task = load_task(folder / name / "domain.pddl", problem)
+        yield name, task.num_objects, problem, task, find_model(task.signature, "value")
+
+
+def file_before(path: Path, revision: str, folder: Path) -> Path:
+    """The shipped file ``path`` as it was at git ``revision``."""
+    relative = path.resolve().relative_to(ROOT)
+    out = folder / f"before-{path.name}"
+    out.write_bytes(subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=ROOT, check=True,
+                                   capture_output=True).stdout)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", nargs="*", default=DOMAINS + list(GENERATED), metavar="SET",
+                        help=f"IPC 2023 domains and generated problems: {', '.join(DOMAINS + list(GENERATED))}")
+    parser.add_argument("--before", default="8bccd58", help="git revision of the one-level files (the last before they were exported again)")
+    parser.add_argument("--steps", type=int, default=3, help="policy steps per problem (one batch each)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each file per batch")
+    parser.add_argument("--max-batch", type=int, default=400, help="skip batches with more successors (seconds each)")
+    args = parser.parse_args()
+    from up_gnnplan.encodings.packing import pack
+    from up_gnnplan.runtime import OnnxValueFunction
+    from up_gnnplan.search.common import Inputs
+    from up_gnnplan.states.successors import is_goal, successors
+
+    print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
+          f"{os.environ.get('OMP_NUM_THREADS')}, before = {args.before}", flush=True)
+    work = Path(tempfile.mkdtemp(prefix="gnnplan-levels-"))
+    tasks = list(largest_tasks([s for s in args.sets if s in DOMAINS]))
+    tasks += list(generated_tasks([s for s in args.sets if s in GENERATED], work))
+    out = []
+    for domain, objects, problem, task, path in tasks:
+        old = file_before(Path(path), args.before, work)
+        new = work / f"after-{Path(path).name}"
+        subprocess.run(["gnnplan", "export", str(old), "-o", str(new)], check=True, capture_output=True)
+        sessions = {"one level": OnnxValueFunction(old), "two levels": OnnxValueFunction(new)}
+        vf, convert = sessions["two levels"], Inputs(task)
+        state, seen = task.initial_state(), set()
+        seconds, batches, states, diff = {k: 0.0 for k in sessions}, 0, 0, 0.0
+        for step in range(args.steps):
+            seen.add(state.get_index())
+            children = [c for _, c, _ in successors(state) if c.get_index() not in seen]
+            if not children or len(children) > args.max_batch:
+                break
+            feed = pack(vf.encoding.encode(convert(children)), vf.encoding.relations)
+            values = {}
+            for repeat in range(args.repeats):
+                for kind in (list(sessions) if repeat % 2 == 0 else list(sessions)[::-1]):
+                    session = sessions[kind]
+                    start = time.perf_counter()
+                    values[kind] = session.session.run(["value"], {n: feed[n] for n in session.input_names})[0]
+                    seconds[kind] += time.perf_counter() - start
+            diff = max(diff, float(np.abs(values["one level"] - values["two levels"]).max()))
+            batches, states = batches + 1, states + len(children)
+            state = children[int(np.argmin(values["two levels"]))]
+            if is_goal(task, state):
+                break
+        if not batches:
+            print(f"{domain}: no batch within --max-batch {args.max_batch}", flush=True)
+            continue
+        r = args.repeats
+        row = [domain, Path(problem).name, str(objects), Path(path).stem, str(batches), f"{states / batches:.0f}",
+               f"{1000 * seconds['one level'] / (batches * r):.1f}", f"{1000 * seconds['two levels'] / (batches * r):.1f}",
+               f"{seconds['one level'] / seconds['two levels']:.2f}x", f"{diff:.1e}"]
+        out.append(row)
+        print(" | ".join(row), flush=True)
+    print(table(["problem set", "problem", "objects", "model", "batches", "states/batch", "ms/batch, one level",
+                 "ms/batch, two levels", "speed-up", "max |diff|"], out))
+    print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
