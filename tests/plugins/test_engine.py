@@ -151,3 +151,16 @@ def test_sessions_are_reused_across_solves_until_the_file_changes(tmp_path):
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert load_value_function(path) is not first
+
+
+def test_astray_factor_bounds_the_policy_by_ffs_estimate():
+    """With ``astray_factor`` the auto mode's policy gets FF's estimate of the initial state times the
+    factor plus 50 steps (reported in the log), and solves Blocksworld p04 as without it."""
+    from up_gnnplan.problems.loading import load_pddl
+
+    problem = load_pddl(example("blocksworld", "domain.pddl"), example("blocksworld", "p04.pddl"))
+    result = GnnplanEngine(astray_factor=1).solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING
+    limit = [m.message for m in result.log_messages if m.message.startswith("policy step limit")]
+    assert len(limit) == 1 and "x FF's estimate" in limit[0], [m.message for m in result.log_messages]
+    assert GnnplanEngine().solve(problem, timeout=60).status == Status.SOLVED_SATISFICING

@@ -16,6 +16,9 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   alternating with FF (``fallback="model+ff"``, default: dual-gbfs, dual-policy-best-first;
   measured: Satellite 30/30 against 15/30 with ``fallback="model"``, Transport 25 against 19));
 - ``max_steps``: the policy's step limit (1000, as in the paper);
+- ``astray_factor``: in mode auto, the policy also gives up after ``astray_factor`` times FF's
+  estimate of the initial state's cost plus 50 steps, leaving the rest of the time to the
+  fallback (0, the default: off; an experiment of issue 14, see benchmarks/RESULTS.md);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
   machine, see :mod:`up_gnnplan.limits`; 0: no limit);
@@ -88,6 +91,18 @@ def _integer(minimum: int) -> Callable[[Any], int]:
     return convert
 
 
+def _number(minimum: float) -> Callable[[Any], float]:
+    def convert(value):
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value)  # accepts "4": UP passes params as strings too
+        if not math.isfinite(number) or number < minimum:
+            raise ValueError
+        return number
+
+    return convert
+
+
 def _flag(value) -> bool:
     """Accept True/False, and their spellings on a command line (``--engine-param gnnplan:static_filter=false``)."""
     if isinstance(value, bool):
@@ -123,6 +138,7 @@ PARAMS = {
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES)),
     "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
+    "astray_factor": Param(0.0, _number(0.0), "a number >= 0 (0: off)"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
     "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES)),
@@ -185,7 +201,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         OneshotPlannerMixin.__init__(self)
         values = check_params(params)
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
-        self.fallback = values["fallback"]
+        self.fallback, self.astray_factor = values["fallback"], values["astray_factor"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings")}
         self._called_at = self._kind = None
@@ -318,6 +334,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             for name in searches_of(self.mode, value_fn, self.fallback):
                 guide = value_fn if MODE_NEEDS[name] == "value" else value_fn.scorer
                 kwargs = {"max_steps": self.max_steps} if name in ("policy", "action-policy") else {}
+                if kwargs and self.mode == "auto" and self.astray_factor:
+                    kwargs["max_steps"] = self._astray_steps(task, limits, messages)
                 began = time.perf_counter()
                 result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)
                 unit = "steps" if name in ("policy", "action-policy") else "expansions"
@@ -373,6 +391,26 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                              f"use it with mode 'ground' and grounding_model={str(path)!r} (--grounding-model)")
         value_fn.check_signature(task.signature, task.source.describe(), task.action_signature)
         return value_fn
+
+
+    def _astray_steps(self, task, limits, messages) -> int:
+        """The policy's step limit in mode auto with ``astray_factor``: that many times FF's estimate
+        of the initial state's cost, plus 50 steps, at most ``max_steps`` (``max_steps`` when FF is
+        left out: too many actions to ground, or a dead end it cannot rank)."""
+        from up_gnnplan.limits import GENERATING, LimitReached
+        from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
+
+        try:
+            heuristic, _ = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
+            estimate = heuristic(task.initial_state()) if heuristic is not None else None
+        except LimitReached:  # the policy's own first check says so
+            return self.max_steps
+        if estimate is None:
+            return self.max_steps
+        steps = min(self.max_steps, ASTRAY_FLOOR + math.ceil(self.astray_factor * estimate))
+        messages.append((LogLevel.INFO, f"policy step limit {steps} ({self.astray_factor:g} x FF's estimate "
+                                        f"{estimate:g} of the initial state + {ASTRAY_FLOOR})"))
+        return steps
 
 
 def searches_of(mode: str, model, fallback: str = "model+ff") -> list[str]:

@@ -14,6 +14,7 @@ import math
 import time
 
 MAX_INITIAL_ACTIONS = 10_000
+ASTRAY_FLOOR = 50  # steps a policy may always take before an FF-relative step limit applies
 CHECK_EVERY = 32  # values between limit checks, unless one value took longer than SLOW_SECONDS
 SLOW_SECONDS = 0.01
 
