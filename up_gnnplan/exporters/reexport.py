@@ -19,6 +19,11 @@ from up_gnnplan import model_format
 from up_gnnplan.errors import GnnplanError
 
 
+def file_digest(path) -> str:
+    """The first 16 hex digits of the SHA-256 of the file at ``path``: how records name a model file."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
 def is_onnx_file(path) -> bool:
     """True for an ONNX file: by its suffix, or by its first byte (ONNX's ``ir_version`` field;
     torch checkpoints are zip files and start with ``PK``)."""
@@ -90,7 +95,7 @@ def load_exported(path):
                            "export from the training checkpoint instead")
     model.load_state_dict({k: weights.get(k, v) for k, v in expected.items()})
     model.eval()
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    digest = file_digest(path)
     data = {
         "domain": meta.get("domain", ""),
         "record": meta.get("training_record", {}),

@@ -8,7 +8,6 @@ finds its model, and a model is never applied to a domain it was not trained for
 
 from __future__ import annotations
 
-import hashlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -103,12 +102,14 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
     """Copy an exported model into the shipped models and record how it was made (developers)."""
     import shutil
 
+    from up_gnnplan.exporters.reexport import file_digest
+
     target = zoo_dir() / f"{name}.onnx"
     previous = next((m for m in entries() if m["name"] == name), None)
     source = checkpoint.get("source") or {"kind": "checkpoint"}
     # Exported again from the shipped file itself: the same weights, so its record stands.
     same_weights = (previous is not None and source["kind"] == "onnx" and (zoo_dir() / previous["file"]).is_file()
-                    and hashlib.sha256((zoo_dir() / previous["file"]).read_bytes()).hexdigest()[:16] == source["sha256"])
+                    and file_digest(zoo_dir() / previous["file"]) == source["sha256"])
     shutil.copyfile(onnx_path, target)
     record = checkpoint["record"]
     validation = record.get("validation") or record.get("train") or {}

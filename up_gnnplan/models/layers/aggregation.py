@@ -91,7 +91,6 @@ class TableAggregator:
         counts = torch.zeros((num_nodes + 1,), dtype=torch.long, device=device).scatter_add(0, bucket, torch.ones_like(bucket))
         self.ordered, self.order = torch.sort(bucket)
         self.rank = torch.arange(total, dtype=torch.long, device=device) - (torch.cumsum(counts, 0) - counts)[self.ordered]
-        self.counts = counts
         count = counts[:num_nodes]
         self.count, self.has = count.unsqueeze(1).to(torch.float32), count.unsqueeze(1) > 0
         self.width = torch.cat([count, counts.new_ones((1,))]).max()
