@@ -75,26 +75,33 @@ def loss_options(spec: str) -> list[str]:
     return ["--loss", loss] if loss else []
 
 
+def datasets(name: str, optimal: int, most: int, reuse: bool) -> tuple[Path, list[Path], list[str]]:
+    """Build (or, with ``reuse``, keep) the datasets of ``name`` as the shipped models' are built:
+    return (the expanded training problems' file, the optimal-plan files trained on, the
+    ``--validation-dataset`` options of the optimal-plan files the best epoch is chosen on)."""
+    spec = DOMAINS[name]
+    folder = WORK / name
+    folder.mkdir(parents=True, exist_ok=True)
+    domain = SHARED / spec.domain
+    tests = {str(p) for p in test_problems(spec, 30)}
+    problems = expandable(spec.train, spec.limit, most)
+    candidates = larger(spec.larger or spec.train, spec.limit, tests, 2 * optimal)
+    data = folder / "train.npz"
+    run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, data, reuse)
+    labelled = []
+    for problem in candidates:
+        out = folder / f"opt-{problem.stem}.npz"
+        if run(["gnnplan", "dataset", domain, problem, "--method", "optimal", "--plan-time-limit", "60",
+                "--successor-time-limit", "2", "-o", out], LOG, out, reuse, check=False):
+            labelled.append(out)
+    extra, valid = labelled[:optimal], labelled[optimal:]
+    return data, extra, [a for v in valid for a in ("--validation-dataset", v)]
+
+
 def train(args) -> None:
     records = _read(OUT / "training.json")
     for name in args.domains:
-        spec = DOMAINS[name]
-        folder = WORK / name
-        folder.mkdir(parents=True, exist_ok=True)
-        domain = SHARED / spec.domain
-        tests = {str(p) for p in test_problems(spec, 30)}
-        problems = expandable(spec.train, spec.limit, args.most)
-        candidates = larger(spec.larger or spec.train, spec.limit, tests, 2 * args.optimal)
-        data = folder / "train.npz"
-        run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, data, args.reuse)
-        labelled = []
-        for problem in candidates:
-            out = folder / f"opt-{problem.stem}.npz"
-            if run(["gnnplan", "dataset", domain, problem, "--method", "optimal", "--plan-time-limit", "60",
-                    "--successor-time-limit", "2", "-o", out], LOG, out, args.reuse, check=False):
-                labelled.append(out)
-        extra, valid = labelled[: args.optimal], labelled[args.optimal:]
-        validation = [a for v in valid for a in ("--validation-dataset", v)]
+        data, extra, validation = datasets(name, args.optimal, args.most, args.reuse)
         for spec in args.heads:
             arch, head = arch_and_head(spec)
             checkpoint = model_file(name, spec).with_suffix(".pt")

@@ -11,6 +11,10 @@ domains, 60 s per task.
     evaluation LAMA-first's rows into ``benchmarks/zoo/eval/DOMAIN/``. A baseline
     without such a record (or every baseline, with ``--rerun-baselines``) runs here, into
     ``standing/DOMAIN/{lama-first,wl-goose}/``.
+``run --variant NAME --engine-param KEY=VALUE [...] [DOMAIN...]``
+    gnnplan's default mode with engine params (e.g. ``astray_factor=4``) into
+    ``standing/DOMAIN/gnnplan@NAME/``; no baselines. The report puts every variant found beside
+    the default mode, so a change of default is decided on the same 330 tasks.
 ``report``
     ``standing/report.md`` and ``standing/results.json``: coverage of each engine per domain
     and in total (each column names where its rows come from), gnnplan's plan length against
@@ -61,16 +65,32 @@ def read(path: Path) -> list[dict]:
     return read_results(path) if path.is_file() else []
 
 
+def engine_of(label: str) -> str:
+    """The compare engine of a label (``gnnplan@NAME``, a variant, is gnnplan with params)."""
+    return ENGINES[label.split("@")[0]][0]
+
+
+def title_of(label: str) -> str:
+    base, _, variant = label.partition("@")
+    return ENGINES[base][1] + (f", {variant}" if variant else "")
+
+
+def variants() -> list[str]:
+    """The ``gnnplan@NAME`` labels that have a folder under ``standing/``, sorted."""
+    return sorted({folder.name for folder in OUT.glob("*/gnnplan@*") if folder.is_dir()})
+
+
 def rows_of(folder: Path, label: str, timeout: float) -> dict[str, dict]:
     """``label``'s rows in ``folder``'s results.jsonl by problem file (a folder may hold several engines)."""
-    engine = ENGINES[label][0]
+    engine = engine_of(label)
     engines = {engine, f"{engine}:auto"}  # compare records gnnplan's default mode as gnnplan:auto
     return {r["problem_file"]: r for r in read(folder / "results.jsonl") if r["engine"] in engines and r["timeout"] == timeout}
 
 
 def source(name: str, label: str, tests: list[Path], timeout: float) -> Path | None:
     """The folder that holds ``label``'s rows of every test of ``name``: this run's, else an earlier run's."""
-    for folder in (OUT / name / label, EARLIER[0] / name / label, EARLIER[1] / name):
+    earlier = () if "@" in label else (EARLIER[0] / name / label, EARLIER[1] / name)
+    for folder in (OUT / name / label, *earlier):
         if set(rows_of(folder, label, timeout)) >= {str(t) for t in tests}:
             return folder
     return None
@@ -89,6 +109,11 @@ def run_domains(args) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name in args.domains:
         domain, tests = tests_of(name)
+        if args.variant:
+            params = [item for param in args.engine_param for item in ("--engine-param", f"gnnplan:{param}")]
+            run(["gnnplan", "compare", domain, *tests, "--engine", "gnnplan", *params, "--timeout", args.timeout,
+                 "--jobs", args.jobs, "--no-plots", "-o", OUT / name / f"gnnplan@{args.variant}", "--resume"], LOG)
+            continue
         labels = ["gnnplan"] + [b for b in ("lama-first", "wl-goose")
                                 if args.rerun_baselines or source(name, b, tests, args.timeout) is None]
         for label in labels:
@@ -161,7 +186,7 @@ def report(args) -> None:
         tests = [str(t) for t in tests_of(name)[1]]
         counts[name] = len(tests)
         row = {}
-        for label in ENGINES:
+        for label in [*ENGINES, *variants()]:
             folder = source(name, label, [Path(t) for t in tests], args.timeout)
             if folder is None:
                 continue
@@ -179,10 +204,10 @@ def report(args) -> None:
             lengths.append((name, len(both), statistics.geometric_mean(ratio) if ratio else None))
     solved = {name: {label: sum(r["solved"] for r in rows.values()) for label, rows in row.items()}
               for name, row in table.items()}
-    labels = list(ENGINES)
+    labels = [*ENGINES, *variants()]
 
     def coverage_table(names):
-        lines = ["| domain | tasks | " + " | ".join(ENGINES[label][1] for label in labels) + " |",
+        lines = ["| domain | tasks | " + " | ".join(title_of(label) for label in labels) + " |",
                  "|---|---:|" + "---:|" * len(labels)]
         for name in names:
             lines.append(f"| {name} | {counts[name]} | " + " | ".join(
@@ -198,7 +223,7 @@ def report(args) -> None:
     text = ["# The standing comparison: IPC 2023 testing/easy, 60 s per task", "",
             "Written by `python benchmarks/standing.py report`; the commands are in `commands.log`.", "",
             *lines, "", "## Larger generated problems (build_zoo.py's `*-large` sets, 60 s per task)", "",
-            *large_lines, "", "Rows from: " + "; ".join(f"{ENGINES[label][1]}: {', '.join(sorted(s))}"
+            *large_lines, "", "Rows from: " + "; ".join(f"{title_of(label)}: {', '.join(sorted(s))}"
                                                  for label, s in sources.items()) + ".", "",
             "## gnnplan's plan cost against LAMA-first's (geometric mean, tasks both solved)", "",
             "| domain | tasks | ratio |", "|---|---:|---:|",
@@ -223,7 +248,12 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--rerun-baselines", action="store_true", help="run LAMA-first and WL-GOOSE here too")
-    args = parser.parse_args()
+    parser.add_argument("--variant", help="run gnnplan with --engine-param into DOMAIN/gnnplan@VARIANT (no baselines)")
+    parser.add_argument("--engine-param", action="append", default=[], metavar="KEY=VALUE",
+                        help="gnnplan engine param of --variant (repeatable)")
+    args = parser.parse_intermixed_args()
+    if bool(args.variant) != bool(args.engine_param):
+        parser.error("--variant and --engine-param go together")
     args.domains = args.domains or list(IPC2023)
     run_domains(args) if args.stage == "run" else report(args)
 

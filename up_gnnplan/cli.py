@@ -287,7 +287,16 @@ def generate(domain_name, output, count, seed, params):
               help="Domain file of the --validation-problem files.")
 @click.option("--policy-steps", type=int, default=150, show_default=True,
               help="Step limit of the greedy policy on each --validation-problem.")
-def train(datasets, output, validation_datasets, validation_problems, validation_domain, **options):
+@click.option("--state", "state_path", type=click.Path(dir_okay=False),
+              help="Training state (safetensors: weights, Adam's moments, random generators, clock), written after "
+                   "every epoch. If the file exists, training continues from it: run the same command again after a "
+                   "stop (the unfinished epoch is lost), or with a larger --max-seconds to extend a finished run; the "
+                   "budget counts over all sessions.")
+@click.option("--snapshot-minutes", type=str, default="", metavar="M1,M2,...",
+              help="Also write the best model so far as OUTPUT-Mmin.pt after M minutes of training (each M; with "
+                   "--state, over all sessions), for coverage against training time.")
+def train(datasets, output, validation_datasets, validation_problems, validation_domain, state_path, snapshot_minutes,
+          **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
 
     Started by torchrun, the processes train together (DistributedDataParallel) and rank 0
@@ -314,6 +323,13 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     main_process = process_rank() == 0
     loss = options.pop("loss")
     try:
+        minutes = sorted({float(m) for m in snapshot_minutes.split(",") if m.strip()})
+    except ValueError:
+        raise click.BadParameter(f"{snapshot_minutes!r} is not a comma-separated list of minutes",
+                                 param_hint="--snapshot-minutes") from None
+    if any(m <= 0 for m in minutes):
+        raise click.BadParameter("minutes must be positive", param_hint="--snapshot-minutes")
+    try:
         data = Dataset.load(datasets[0])
         for path in datasets[1:]:
             data.extend(Dataset.load(path, expect=data.signature))
@@ -338,17 +354,32 @@ def train(datasets, output, validation_datasets, validation_problems, validation
         def on_epoch(epoch, loss, val, best):
             bar.update(task, completed=epoch, info=f"loss {loss:.3f}  validation error {val:.3f}  best {best:.3f}")
 
+        def describe(record):
+            record["datasets"] = [str(p) for p in datasets]
+            record["validation_datasets"] = list(validation_datasets)
+            record["validation_problem_files"] = list(validation_problems)
+            record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
+            return record
+
+        def on_snapshot(minutes, model, encoding, record):
+            path = Path(output)
+            path = path.with_name(f"{path.stem}-{minutes:g}min{path.suffix or '.pt'}")
+            save_checkpoint(path, model, encoding, config, describe(record), data.domain)
+            bar.console.print(f"snapshot after {minutes:g} min ({record['states_trained']} states trained): {path}")
+
         try:
-            model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks)
+            model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks,
+                                          state_path=state_path, snapshot_minutes=minutes, on_snapshot=on_snapshot)
         except (GnnplanError, ValueError) as error:  # e.g. a head the architecture or the dataset cannot serve
             _fail(error)
+        except KeyboardInterrupt:
+            if state_path and main_process:
+                click.echo(f"\nstopped; the state of the last finished epoch is in {state_path}: run the same command "
+                           "to continue", err=True)
+            raise SystemExit(130) from None
     if not main_process:
         return  # rank 0 writes and reports
-    record["datasets"] = [str(p) for p in datasets]
-    record["validation_datasets"] = list(validation_datasets)
-    record["validation_problem_files"] = list(validation_problems)
-    record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
-    path = save_checkpoint(output, model, encoding, config, record, data.domain)
+    path = save_checkpoint(output, model, encoding, config, describe(record), data.domain)
     val = record["validation"] or record["train"]
     if "best_action_optimal" in val:
         quality = (f"best action optimal in {val['best_action_optimal']:.1%} of {val['action_states']} validation states"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import platform
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -35,7 +36,8 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 
-def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=None, validation_tasks=None):
+def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=None, validation_tasks=None,
+          state_path=None, snapshot_minutes=(), on_snapshot=None):
     """Train a value function on ``dataset``; return (model, encoding, record).
 
     With a ``validation`` dataset (same domain; typically larger instances labelled along
@@ -55,9 +57,17 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     CLI shows it in a progress bar). The returned model has the weights of the best epoch and is
     on the CPU, whatever ``config.device`` it was trained on.
 
+    With ``state_path``, the run's state is written there after every epoch and, when the file
+    exists, the run continues from it (:mod:`up_gnnplan.training.resume`): the budget
+    (``max_seconds``, ``max_epochs``, ``patience``) counts over all sessions of the run.
+    ``on_snapshot(minutes, model, encoding, record)`` is called at the end of the first epoch past each of
+    ``snapshot_minutes`` (minutes of the run's wall-clock) with the best weights so far and their
+    record, the model a run stopped then would have returned: the coverage-against-training-time
+    curve is measured on these.
+
     Started by torchrun, every process calls this with the same arguments; they train together
-    (:mod:`up_gnnplan.training.distributed`), rank 0 alone evaluates and calls ``on_epoch``, and
-    the other ranks return None for the record.
+    (:mod:`up_gnnplan.training.distributed`), rank 0 alone evaluates, writes the state and calls
+    ``on_epoch`` and ``on_snapshot``, and the other ranks return None for the record.
     """
     config = config or TrainConfig()
     group = ProcessGroup.from_environment()
@@ -65,7 +75,8 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     if config.batch_size < group.world_size:
         raise ValueError(f"--batch-size {config.batch_size} leaves some of the {group.world_size} processes without states")
     with group.joined(device):
-        return _train(dataset, config, on_epoch, validation, validation_tasks, group)
+        return _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path,
+                      sorted(set(snapshot_minutes)), on_snapshot)
 
 
 def make_objective(config, dataset):
@@ -83,9 +94,11 @@ def make_objective(config, dataset):
     return ActionObjective(config, kind, value, dataset)
 
 
-def _train(dataset, config, on_epoch, validation, validation_tasks, group):
+def _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path, snapshot_minutes, on_snapshot):
     """Do :func:`train`'s work as one process of ``group``, on its device."""
     import torch
+
+    from up_gnnplan.training.resume import Progress, data_digest, load_state, restore, save_state
 
     device = group.device
     seed_everything(config.seed, config.threads)
@@ -125,10 +138,24 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group):
     if len(monitor) > config.validation_states:
         monitor = np.sort(rng.choice(monitor, size=config.validation_states, replace=False))
     best = ((float("inf"),), 0, copy.deepcopy(model.state_dict()))  # (score, epoch, weights); lower score wins
-    start, epoch, steps = time.perf_counter(), 0, 0
-    train_seconds = 0.0  # time in optimisation steps only, for the throughput figure
-    curve = []  # [epoch, seconds, mean training loss, validation MAE] per epoch
-    for epoch in range(1, config.max_epochs + 1):
+    progress = Progress()
+    digest = data_digest(dataset, validation) if state_path else None
+    if state_path is not None and Path(state_path).is_file():
+        progress, tensors = load_state(state_path, config, digest)
+        best = (tuple(progress.best_score), progress.best_epoch, restore(tensors, progress, model, optimiser))
+        rng.bit_generator.state = progress.sampler_rng  # the sampler draws from rng
+        torch.set_rng_state(tensors["torch_rng"])
+        if schedule is not None and progress.scheduler:
+            schedule.load_state_dict(progress.scheduler)
+    progress.sessions.append([progress.epoch + 1, round(progress.seconds, 1)])
+    start = time.perf_counter() - progress.seconds  # the budget counts over all sessions
+    steps, train_seconds = progress.steps, progress.train_seconds  # train_seconds: in optimisation steps only
+    curve = progress.curve  # [epoch, seconds, mean training loss, validation MAE] per epoch
+    for epoch in range(progress.epoch + 1, config.max_epochs + 1):
+        # A continued run that had ended stays ended unless its budget was raised.
+        if progress.epoch and (progress.epoch - best[1] >= config.patience
+                               or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]):
+            break
         model.train()
         losses = []
         epoch_start = time.perf_counter()
@@ -160,27 +187,62 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group):
         if score < best[0]:
             best = (score, epoch, copy.deepcopy(model.state_dict()))
         curve.append(row)
-        if on_epoch is not None and group.is_main:
-            on_epoch(epoch, train_loss, val_mae, best[0][-1])
+        progress.epoch, progress.steps, progress.train_seconds = epoch, steps, train_seconds
+        progress.seconds = time.perf_counter() - start
+        if group.is_main:
+            if on_epoch is not None:
+                on_epoch(epoch, train_loss, val_mae, best[0][-1])
+            for minutes in snapshot_minutes:
+                if minutes not in progress.snapshots and progress.seconds >= 60 * minutes and on_snapshot is not None:
+                    snapshot, record = _best_so_far(model, encoding, dataset, val_data, config, train_idx, val_idx,
+                                                    val_problems, best, progress, objective, validation_tasks)
+                    on_snapshot(minutes, snapshot, encoding, record)
+                    progress.snapshots.append(minutes)
+            if state_path is not None:
+                progress.best_score, progress.best_epoch = list(best[0]), best[1]
+                progress.sampler_rng = rng.bit_generator.state
+                progress.scheduler = schedule.state_dict() if schedule is not None else None
+                save_state(state_path, config, digest, progress, model, best[2], optimiser, torch.get_rng_state())
         if epoch - best[1] >= config.patience or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
             break
-    seconds = time.perf_counter() - start
+    progress.seconds = time.perf_counter() - start
     model.load_state_dict(best[2])
     model.cpu().eval()
     if not group.is_main:
         return model, encoding, None
-    record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epoch, steps, seconds,
-                     objective)
+    record = _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress,
+                          objective, validation_tasks)
     record.update(device=str(device), world_size=group.world_size, distributed_backend=group.backend)
-    record["curve"] = curve  # [epoch, seconds, loss, validation error(, policy solved, policy steps)]
+    return model, encoding, record
+
+
+def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress, objective,
+                 validation_tasks=None) -> dict:
+    """The record of a run that stands at ``progress`` with ``model`` holding the best weights."""
+    record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress.epoch,
+                     progress.steps, progress.seconds, objective)
+    record["curve"] = progress.curve  # [epoch, seconds, loss, validation error(, policy solved, policy steps)]
     record["error_name"] = objective.error_name
     if validation_tasks:
         solved, steps_total = -best[0][0], best[0][1]
         record["policy_validation"] = {"problems": [task.source.problem.stem if task.source.problem else task.up_problem.name
                                                     for task in validation_tasks], "solved": int(solved),
                                        "steps": int(steps_total), "step_limit": config.policy_steps}
-    record["train_states_per_second"] = round(steps * config.batch_size / max(train_seconds, 1e-9), 1)
-    return model, encoding, record
+    record["train_states_per_second"] = round(progress.steps * config.batch_size / max(progress.train_seconds, 1e-9), 1)
+    record["states_trained"] = progress.steps * config.batch_size
+    record["sessions"] = progress.sessions  # [first epoch, seconds at its start] of each session of the run
+    return record
+
+
+def _best_so_far(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress, objective,
+                 validation_tasks):
+    """(model, record): a CPU copy of ``model`` with the best weights so far, and its record."""
+    snapshot = copy.deepcopy(model)
+    snapshot.load_state_dict(best[2])
+    snapshot.cpu().eval()
+    record = _full_record(snapshot, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best,
+                          copy.deepcopy(progress), objective, validation_tasks)
+    return snapshot, record
 
 
 def _score(model, encoding, objective, data, indices, validation_tasks, config) -> tuple:

@@ -1,0 +1,170 @@
+"""Coverage against training time (issue 14): what more minutes of training buy.
+
+One long training per domain, on the data the shipped model of the domain was trained on
+(``action_heads.py``'s datasets: the expanded training problems plus problems labelled along
+optimal plans, others of them choosing the best epoch), with the package's own resumable
+training: ``gnnplan train --state`` keeps the run's state in
+``benchmarks/results/training_curve/DOMAIN/state.safetensors`` (committed: a stopped run continues
+from it in a later session, with the same command) and ``--snapshot-minutes`` writes the best
+model so far at each mark. Each snapshot is then run in the engine's default mode on the test
+sets of the domain, 60 s per task, beside the shipped file on the same tasks.
+
+``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits]``
+    the training, in the background; the same command continues a stopped run.
+``test DOMAIN``
+    exports every snapshot there is (and the final model) and runs ``gnnplan compare`` on the
+    domain's test sets into ``training_curve/DOMAIN/SET/MARK/`` (``--resume``: run it again as
+    snapshots appear).
+``report``
+    ``training_curve/report.md`` and ``results.json``: per domain and mark, the states trained,
+    the validation figure, and the coverage on each test set; ``curve.png`` (matplotlib).
+
+    OMP_NUM_THREADS=1 nohup python benchmarks/training_curve.py train logistics --minutes 60 &
+    OMP_NUM_THREADS=1 python benchmarks/training_curve.py test logistics
+    python benchmarks/training_curve.py report
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from action_heads import WORK as DATA_WORK, datasets  # noqa: E402
+from build_zoo import run  # noqa: E402
+from standing import tests_of  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "training_curve"
+WORK = Path("/tmp/gnnplan-curve")
+LOG = OUT / "commands.log"
+# The test sets of each domain: standing.py's sets (IPC 2023 testing/easy, build_zoo's *-large),
+# and "NAME-larger": action_heads.py's generated problems 2-5x the largest training problem.
+SETS = {"logistics": ("logistics-large", "logistics-larger"), "transport": ("transport", "transport-larger"),
+        "blocksworld": ("blocksworld", "blocksworld-large")}
+
+
+def test_set(name: str) -> tuple[Path, list[Path]]:
+    """The domain file and the problems of a test set."""
+    if name.endswith("-larger"):
+        folder = DATA_WORK / name.removesuffix("-larger") / "larger"
+        return folder / "domain.pddl", sorted(p for p in folder.glob("*.pddl") if p.name != "domain.pddl")
+    return tests_of(name)
+
+
+def checkpoint(domain: str, head: str) -> Path:
+    return WORK / domain / f"{head}.pt"
+
+
+def train(args) -> None:
+    data, extra, validation = datasets(args.domain, optimal=3, most=40, reuse=True)
+    (OUT / args.domain).mkdir(parents=True, exist_ok=True)
+    run(["gnnplan", "train", data, *extra, "-o", checkpoint(args.domain, args.head), "--head", args.head,
+         "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "--patience", args.patience, *validation,
+         "--state", OUT / args.domain / "state.safetensors", "--snapshot-minutes", args.marks], LOG)
+
+
+def marks_of(domain: str, head: str) -> dict[str, Path]:
+    """The snapshots written so far, by mark ("5min", ...), and the final model ("final") when it is there."""
+    base = checkpoint(domain, head)
+    found = {p.stem.removeprefix(f"{base.stem}-"): p for p in base.parent.glob(f"{base.stem}-*min.pt")}
+    found = dict(sorted(found.items(), key=lambda item: float(item[0].removesuffix("min"))))
+    if base.is_file():
+        found["final"] = base
+    return found
+
+
+def test(args) -> None:
+    for mark, path in marks_of(args.domain, args.head).items():
+        model = path.with_suffix(".onnx")
+        if not model.is_file() or model.stat().st_mtime < path.stat().st_mtime:
+            run(["gnnplan", "export", path, "-o", model], LOG)
+        for name in SETS[args.domain]:
+            domain, problems = test_set(name)
+            run(["gnnplan", "compare", domain, *problems, "--engine", "gnnplan", "--model", model, "--timeout",
+                 args.timeout, "--jobs", 1, "--no-plots", "-o", OUT / args.domain / name / mark, "--resume"], LOG)
+
+
+def report(args) -> None:
+    from up_gnnplan.compare import read_results
+    from up_gnnplan.runtime import read_metadata
+
+    results, lines = {}, ["# Coverage against training time", "",
+                          "Written by `python benchmarks/training_curve.py report`; commands in `commands.log`.", ""]
+    for domain, sets in SETS.items():
+        marks = marks_of(domain, args.head)
+        if not marks:
+            continue
+        rows = []
+        for mark, path in marks.items():
+            model = path.with_suffix(".onnx")
+            if not model.is_file():
+                continue
+            record = read_metadata(model)["training_record"]
+            validation = record["validation"] or record["train"]
+            figure = validation.get("best_action_optimal", validation.get("mae"))
+            row = {"mark": mark, "minutes": round(record["seconds"] / 60, 1), "states_trained": record["states_trained"],
+                   "best_epoch": record["best_epoch"], "validation": figure, "coverage": {}}
+            for name in sets:
+                records = read_results(OUT / domain / name / mark / "results.jsonl") \
+                    if (OUT / domain / name / mark / "results.jsonl").is_file() else []
+                row["coverage"][name] = [sum(r["solved"] for r in records), len(test_set(name)[1]), len(records)]
+            rows.append(row)
+        results[domain] = rows
+        lines += [f"## {domain}", "", "| model | minutes | states trained | best epoch | validation | "
+                  + " | ".join(sets) + " |", "|---|---:|---:|---:|---:|" + "---:|" * len(sets)]
+        for row in rows:
+            cells = [f"{a}/{b}" + ("" if n == b else f" ({n} run)") for a, b, n in row["coverage"].values()]
+            lines.append(f"| {row['mark']} | {row['minutes']} | {row['states_trained']:,} | {row['best_epoch']} | "
+                         f"{row['validation']:.3f} | " + " | ".join(cells) + " |")
+        lines.append("")
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "report.md").write_text("\n".join(lines) + "\n")
+    (OUT / "results.json").write_text(json.dumps(results, indent=1))
+    _plot(results)
+    print("\n".join(lines))
+
+
+def _plot(results: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for domain, rows in results.items():
+        timed = [r for r in rows if r["mark"] != "final"]
+        for name in SETS[domain]:
+            points = [(r["minutes"], r["coverage"][name][0] / r["coverage"][name][1]) for r in timed
+                      if r["coverage"][name][2] == r["coverage"][name][1]]
+            if points:
+                axes.plot(*zip(*points), marker="o", label=name)
+    axes.set_xlabel("training minutes (one CPU thread)")
+    axes.set_ylabel("coverage, 60 s per task")
+    axes.set_ylim(0, 1.05)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(OUT / "curve.png", dpi=120)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["train", "test", "report"])
+    parser.add_argument("domain", nargs="?", choices=sorted(SETS))
+    parser.add_argument("--minutes", type=float, default=60.0, help="training budget over all sessions")
+    parser.add_argument("--marks", default="5,15,30,60", help="snapshot minutes")
+    parser.add_argument("--head", default="logits")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--patience", type=int, default=1000, help="epochs without improvement before stopping "
+                        "(large: the curve wants the whole budget)")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    args = parser.parse_args()
+    if args.stage != "report" and not args.domain:
+        parser.error(f"{args.stage} needs a DOMAIN")
+    {"train": train, "test": test, "report": report}[args.stage](args)
+
+
+if __name__ == "__main__":
+    main()

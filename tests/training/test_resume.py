@@ -1,0 +1,115 @@
+"""A training run stopped and continued from its state file ends where an unstopped run ends;
+the state is refused for other data or settings; snapshots hold the best model so far."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from click.testing import CliRunner
+from safetensors import safe_open
+
+from up_gnnplan.data import example
+from up_gnnplan.datasets.build import BuildOptions, build_dataset
+from up_gnnplan.errors import GnnplanError
+from up_gnnplan.training import TrainConfig
+from up_gnnplan.training.checkpoint import load_checkpoint
+from up_gnnplan.training.loop import train
+
+torch.set_num_threads(1)
+
+_DATA: dict = {}
+
+
+def blocksworld(*problems: str):
+    if problems not in _DATA:
+        _DATA[problems] = build_dataset(example("blocksworld"), [example("blocksworld", p) for p in problems],
+                                        BuildOptions(method="expand"))
+    return _DATA[problems]
+
+
+def config(**overrides) -> TrainConfig:
+    params = {"hidden": 8, "layers": 2, "batch_size": 8, "epoch_states": 64, "max_epochs": 4, "max_seconds": 600.0,
+              "patience": 1000, "lr_patience": 1}
+    return TrainConfig(**{**params, **overrides})
+
+
+def weights(model) -> dict:
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("head", ["value", "logits"])
+def test_a_stopped_run_continued_ends_with_the_weights_of_an_unstopped_run(tmp_path, head):
+    data = blocksworld("p02.pddl", "p03.pddl", "p04.pddl")
+    straight, _, record = train(data, config(head=head))
+    state = tmp_path / "run.safetensors"
+    _, _, first = train(data, config(head=head, max_epochs=2), state_path=state)
+    assert first["epochs"] == 2 and state.is_file()
+    resumed, _, second = train(data, config(head=head), state_path=state)  # a larger budget: continue
+    assert second["epochs"] == 4 and second["steps"] == record["steps"]
+    assert second["sessions"] == [[1, pytest.approx(0.0)], [3, pytest.approx(first["seconds"], abs=1.0)]]
+    assert [row[0] for row in second["curve"]] == [1, 2, 3, 4]
+    assert [row[2:] for row in second["curve"]] == [row[2:] for row in record["curve"]]  # same losses, errors
+    assert second["best_epoch"] == record["best_epoch"]
+    for name, tensor in weights(straight).items():
+        assert torch.equal(tensor, resumed.state_dict()[name]), name
+
+
+def test_a_finished_run_is_not_trained_again_and_a_raised_budget_extends_it(tmp_path):
+    data = blocksworld("p02.pddl", "p03.pddl")
+    state = tmp_path / "run.safetensors"
+    _, _, first = train(data, config(max_epochs=2), state_path=state)
+    model, _, again = train(data, config(max_epochs=2), state_path=state)
+    assert again["epochs"] == 2 and again["steps"] == first["steps"]
+    _, _, longer = train(data, config(max_epochs=3), state_path=state)
+    assert longer["epochs"] == 3 and longer["steps"] > first["steps"]
+
+
+def test_the_state_file_holds_tensors_and_a_json_header(tmp_path):
+    state = tmp_path / "run.safetensors"
+    train(blocksworld("p02.pddl"), config(max_epochs=1), state_path=state)
+    with safe_open(str(state), framework="pt") as handle:
+        header = handle.metadata()
+        keys = set(handle.keys())
+    assert header["format"] == "up-gnnplan-training-state"
+    assert json.loads(header["progress"])["epoch"] == 1
+    assert "torch_rng" in keys and any(k.startswith("optimiser/") for k in keys) and any(k.startswith("best/") for k in keys)
+    assert not (tmp_path / "run.safetensors.partial").exists()
+
+
+def test_a_state_of_other_settings_or_data_is_refused_by_name(tmp_path):
+    state = tmp_path / "run.safetensors"
+    train(blocksworld("p02.pddl", "p03.pddl"), config(max_epochs=1), state_path=state)
+    with pytest.raises(GnnplanError, match=r"other settings: hidden 8 there, 16 here"):
+        train(blocksworld("p02.pddl", "p03.pddl"), config(max_epochs=2, hidden=16), state_path=state)
+    with pytest.raises(GnnplanError, match="other training or validation data"):
+        train(blocksworld("p02.pddl", "p04.pddl"), config(max_epochs=2), state_path=state)
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"not a state")
+    with pytest.raises(GnnplanError, match="bad.safetensors: not a readable training state"):
+        train(blocksworld("p02.pddl", "p03.pddl"), config(max_epochs=1), state_path=bad)
+
+
+def test_cli_state_and_snapshots(tmp_path):
+    from up_gnnplan.cli import main
+
+    runner = CliRunner()
+    dataset = tmp_path / "bw.npz"
+    result = runner.invoke(main, ["dataset", str(example("blocksworld")), str(example("blocksworld", "p02.pddl")),
+                                  str(example("blocksworld", "p03.pddl")), "-o", str(dataset)])
+    assert result.exit_code == 0, result.output
+    common = [str(dataset), "-o", str(tmp_path / "bw.pt"), "--hidden", "8", "--layers", "2", "--epoch-states", "32",
+              "--state", str(tmp_path / "bw.safetensors"), "--snapshot-minutes", "0.0001"]
+    result = runner.invoke(main, ["train", *common, "--max-epochs", "1"])
+    assert result.exit_code == 0, result.output
+    snapshot = tmp_path / "bw-0.0001min.pt"
+    assert snapshot.is_file()
+    _, _, _, data = load_checkpoint(snapshot)
+    assert data["record"]["states_trained"] == 32 and data["record"]["epochs"] == 1
+    result = runner.invoke(main, ["train", *common, "--max-epochs", "2"])
+    assert result.exit_code == 0, result.output
+    _, _, _, data = load_checkpoint(tmp_path / "bw.pt")
+    assert data["record"]["epochs"] == 2 and len(data["record"]["sessions"]) == 2
+    result = runner.invoke(main, ["train", *common[:-2], "--snapshot-minutes", "soon"])
+    assert result.exit_code != 0 and "--snapshot-minutes" in result.output

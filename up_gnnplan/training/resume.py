@@ -1,0 +1,128 @@
+"""A training run's state in one safetensors file, so that a stopped run continues without loss.
+
+``gnnplan train --state FILE`` writes the file after every epoch: the current weights, Adam's
+moments, the best epoch's weights and score, the learning-rate schedule, the random number
+generators of the batch sampler and of torch, and the run's clock and curve. Run the same
+command again and training continues from the last finished epoch (a stop mid-epoch loses that
+epoch's steps, at most ``--epoch-states`` states); resumed, it draws the same batches and reaches
+the same weights as a run that was never stopped. A larger ``--max-seconds``, ``--max-epochs`` or
+``--patience`` extends a run that has ended.
+
+The file holds tensors and a JSON header only (no pickle, nothing executed on load): about four
+copies of the weights, around a megabyte for the R-GNN's default size, small enough to commit
+beside a long training. The header names the config and a digest of the training and validation
+data, and a state written for other data or another model is refused with the differing fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from up_gnnplan.errors import GnnplanError
+
+FORMAT = "up-gnnplan-training-state"
+VERSION = 1
+# Fields of the config that may change between a run and its continuation: the budget and where it runs.
+BUDGET_FIELDS = frozenset({"max_seconds", "max_epochs", "patience", "threads", "device"})
+
+
+def data_digest(dataset, validation=None) -> str:
+    """A digest of what a run trains and selects on: problems, states, values and atoms."""
+    digest = hashlib.sha256()
+    for data in (dataset, validation):
+        if data is None:
+            digest.update(b"none")
+            continue
+        digest.update("\n".join(p.name for p in data.problems).encode())
+        for array in (data.state_problem, data.value, data.dead_end, data.fluent_ptr, data.fluent_pred, data.fluent_args):
+            digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+@dataclass
+class Progress:
+    """Where a run stands after an epoch: everything but the tensors."""
+
+    epoch: int = 0
+    steps: int = 0
+    seconds: float = 0.0  # wall-clock of the run so far, over all its sessions
+    train_seconds: float = 0.0  # of which in optimisation steps
+    best_score: list = field(default_factory=lambda: [float("inf")])
+    best_epoch: int = 0
+    curve: list = field(default_factory=list)
+    sampler_rng: dict = field(default_factory=dict)  # numpy bit generator state
+    scheduler: dict | None = None
+    param_groups: list = field(default_factory=list)  # Adam's hyperparameters per group (lr after halvings)
+    sessions: list = field(default_factory=list)  # [first epoch, seconds at start] of every session
+    snapshots: list = field(default_factory=list)  # training minutes already written as snapshots
+
+
+def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng) -> Path:
+    """Write the run's state to ``path`` atomically (a stop while writing keeps the previous file)."""
+    from safetensors.torch import save_file
+
+    tensors = {f"model/{k}": v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    tensors.update({f"best/{k}": v.detach().cpu().contiguous() for k, v in best_weights.items()})
+    adam = optimiser.state_dict()
+    for index, slots in adam["state"].items():
+        for key, value in slots.items():
+            tensors[f"optimiser/{index}/{key}"] = value.detach().cpu().contiguous().reshape(value.shape)
+    tensors["torch_rng"] = torch_rng
+    progress.param_groups = adam["param_groups"]
+    header = {"format": FORMAT, "version": str(VERSION), "config": json.dumps(config.to_dict()), "data": digest,
+              "progress": json.dumps(progress.__dict__)}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    save_file(tensors, str(partial), metadata=header)
+    os.replace(partial, path)
+    return path
+
+
+def load_state(path, config, digest: str):
+    """Return (progress, tensors) of the run state in ``path``, after checking that it is this run's."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    try:
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="pt") as handle:
+            header = handle.metadata() or {}
+        tensors = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as error:
+        raise GnnplanError(f"{path}: not a readable training state ({type(error).__name__}: {error})") from None
+    if header.get("format") != FORMAT:
+        raise GnnplanError(f"{path}: not an up-gnnplan training state")
+    if header.get("version") != str(VERSION):
+        raise GnnplanError(f"{path}: training state version {header.get('version')} is not supported (this is {VERSION})")
+    saved = json.loads(header["config"])
+    wanted = config.to_dict()
+    differ = sorted(k for k in set(saved) | set(wanted) if k not in BUDGET_FIELDS and saved.get(k) != wanted.get(k))
+    if differ:
+        raise GnnplanError(f"{path}: written by a run with other settings: "
+                           + ", ".join(f"{k} {saved.get(k)!r} there, {wanted.get(k)!r} here" for k in differ)
+                           + " (remove the file to start anew, or give the same settings to continue)")
+    if header.get("data") != digest:
+        raise GnnplanError(f"{path}: written by a run on other training or validation data (the datasets' problems, "
+                           "states or values differ); remove the file to start anew")
+    return Progress(**json.loads(header["progress"])), tensors
+
+
+def restore(tensors, progress: Progress, model, optimiser) -> dict:
+    """Put the saved weights and Adam's moments into ``model`` and ``optimiser``; return the best weights."""
+    model.load_state_dict({k[len("model/"):]: v for k, v in tensors.items() if k.startswith("model/")})
+    state: dict = {}
+    for key, value in tensors.items():
+        if key.startswith("optimiser/"):
+            _, index, slot = key.split("/")
+            state.setdefault(int(index), {})[slot] = value
+    optimiser.load_state_dict({"state": state, "param_groups": progress.param_groups})
+    return {k[len("best/"):]: v for k, v in tensors.items() if k.startswith("best/")}
