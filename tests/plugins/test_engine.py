@@ -164,3 +164,26 @@ def test_astray_factor_bounds_the_policy_by_ffs_estimate():
     limit = [m.message for m in result.log_messages if m.message.startswith("policy step limit")]
     assert len(limit) == 1 and "x FF's estimate" in limit[0], [m.message for m in result.log_messages]
     assert GnnplanEngine().solve(problem, timeout=60).status == Status.SOLVED_SATISFICING
+
+
+def test_ff_is_built_once_for_the_step_limit_and_the_fallback(monkeypatch):
+    """With ``astray_factor`` FF gives the policy its step limit and then guides the dual fallback:
+    one heuristic, built once (grounding it is the costly part)."""
+    from up_gnnplan.problems.loading import load_pddl
+    from up_gnnplan.search import ff
+
+    built = []
+    original = ff.FFHeuristic.__init__
+
+    def counted(self, task, limits=None):
+        built.append(task)
+        original(self, task, limits)
+
+    monkeypatch.setattr(ff.FFHeuristic, "__init__", counted)
+    problem = load_pddl(example("blocksworld", "domain.pddl"), example("blocksworld", "p04.pddl"))
+    result = GnnplanEngine(astray_factor=1, max_steps=1).solve(problem, timeout=60)  # the policy gives up at once
+    assert result.status == Status.SOLVED_SATISFICING
+    messages = [m.message for m in result.log_messages]
+    assert any(m.startswith("policy step limit 1 ") for m in messages), messages
+    assert any(m.startswith("dual-") for m in messages), messages
+    assert len(built) == 1

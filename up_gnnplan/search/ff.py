@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 
 MAX_INITIAL_ACTIONS = 10_000
 ASTRAY_FLOOR = 50  # steps a policy may always take before an FF-relative step limit applies
 CHECK_EVERY = 32  # values between limit checks, unless one value took longer than SLOW_SECONDS
 SLOW_SECONDS = 0.01
+# Per task, the heuristic built for it (or None) and why it was left out: a solve asks once for the
+# policy's step limit (the engine's astray_factor) and again for the dual fallback.
+_BUILT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class FFHeuristic:
@@ -37,17 +41,24 @@ class FFHeuristic:
 
         ``generate`` is the search's :class:`~up_gnnplan.limits.Uninterruptible` action generation:
         counting the initial state's actions through it tells the search how long its first
-        expansion's generation will take.
+        expansion's generation will take. Built once per task: a later call gets the same
+        heuristic, checking ``limits`` from then on.
         """
+        if task in _BUILT:
+            heuristic, note = _BUILT[task]
+            if heuristic is not None:
+                heuristic.limits = limits
+            return heuristic, note
         applicable = len(generate(task.initial_state().generate_applicable_actions, "the initial state"))
         limits.check(f"after generating the {applicable:,} applicable actions of the initial state")
         if applicable > MAX_INITIAL_ACTIONS:
-            return None, (f"FF left out: the initial state has {applicable:,} applicable actions (above "
-                          f"{MAX_INITIAL_ACTIONS:,}), where grounding FF takes seconds that cannot be interrupted")
+            _BUILT[task] = None, (f"FF left out: the initial state has {applicable:,} applicable actions (above "
+                                  f"{MAX_INITIAL_ACTIONS:,}), where grounding FF takes seconds that cannot be interrupted")
+            return _BUILT[task]
         limits.check("before building the FF heuristic")
-        heuristic = cls(task, limits)
+        _BUILT[task] = cls(task, limits), ""
         limits.check("after building the FF heuristic")
-        return heuristic, ""
+        return _BUILT[task]
 
     def __call__(self, state) -> float | None:
         start = time.perf_counter()
