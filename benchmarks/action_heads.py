@@ -171,21 +171,33 @@ SCALE = {
                                "packages": f * p["packages"], "airplanes": max(1, round(p["airplanes"] * f ** 0.5))},
     "transport": lambda p, f: {"vehicles": max(1, round(p["vehicles"] * f ** 0.5)), "packages": f * p["packages"],
                                "locations": f * p["locations"], "max_capacity": p["max_capacity"]},
+    "ferry": lambda p, f: {"cars": f * p["cars"], "locations": f * p["locations"]},
+    "miconic": lambda p, f: {"passengers": f * p["passengers"], "floors": f * p["floors"]},
+    "spanner": lambda p, f: {"spanners": f * p["spanners"], "nuts": f * p["nuts"], "locations": f * p["locations"]},
+    "satellite": lambda p, f: {"satellites": max(1, round(p["satellites"] * f ** 0.5)), "instruments": f * p["instruments"],
+                               "modes": p["modes"], "directions": f * p["directions"]},
+    "rovers": lambda p, f: {"rovers": max(1, round(p["rovers"] * f ** 0.5)), "waypoints": f * p["waypoints"],
+                            "cameras": max(1, round(p["cameras"] * f ** 0.5)), "objectives": f * p["objectives"]},
+    # Floortile and Sokoban grow in area: f times the tiles or cells, sqrt(f) times the robots or boxes.
+    "floortile": lambda p, f: {"rows": round(p["rows"] * f ** 0.5), "columns": round(p["columns"] * f ** 0.5),
+                               "robots": max(1, round(p["robots"] * f ** 0.5))},
+    "sokoban": lambda p, f: {"grid_size": round(p["grid_size"] * f ** 0.5), "boxes": max(1, round(p["boxes"] * f ** 0.5))},
 }
 
 
-def _header(problem: Path) -> dict:
-    """The size parameters of a training problem: the ``key=value`` pairs of an IPC 2023 file's first
-    line, the ``cN-sN-pN-aN`` of a generated Logistics problem's name, the balls of a Gripper one."""
+def size_params(problem: Path) -> dict:
+    """The size parameters of a training problem: the ``key=value`` pairs of an IPC 2023 file's
+    header comment (without its instance id and seed), the ``cN-sN-pN-aN`` of a generated
+    Logistics problem's name, the balls of a Gripper one."""
     text = problem.read_text()
     found = re.search(r"logistics-c(\d+)-s(\d+)-p(\d+)-a(\d+)", text)
     if found:
         return dict(zip(("cities", "city_size", "packages", "airplanes"), map(int, found.groups())))
     if "gripper" in text.split("\n", 3)[1]:
         return {"balls": len(re.findall(r"\(ball \w+\)", text))}
-    first = text.splitlines()[0]
-    items = (item.split("=", 1) for item in first.lstrip("; ").split(", ") if "=" in item)
-    return {k: int(v) for k, v in items if v.isdigit()}
+    header = next((line for line in text.splitlines() if line.startswith(";") and "=" in line), "")
+    items = (item.split("=", 1) for item in header.lstrip("; ").split(", ") if "=" in item)
+    return {k: int(v) for k, v in items if v.isdigit() and k not in ("instance_id", "seed")}
 
 
 def larger_problems(args) -> None:
@@ -195,8 +207,8 @@ def larger_problems(args) -> None:
         folder = WORK / name
         used = [Path(record.problem_file) for path in [folder / "train.npz", *sorted(folder.glob("opt-*.npz"))][:1 + args.optimal]
                 for record in Dataset.load(path).problems]
-        largest = max(used, key=lambda problem: (_header(problem).get("blocks", 0), sum(_header(problem).values())))
-        params = _header(largest)
+        largest = max(used, key=lambda problem: (size_params(problem).get("blocks", 0), sum(size_params(problem).values())))
+        params = size_params(largest)
         with LOG.open("a") as log:
             log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: largest training problem {largest} ({params})\n")
         for factor in (2, 3, 4, 5):

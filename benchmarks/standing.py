@@ -37,6 +37,7 @@ import json
 import re
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,6 +55,13 @@ IPC2023 = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers
 # Generated problems larger than any public set of these domains (build_zoo.py's ``*-large`` test
 # sets, 10 each, same seeds and files as the zoo evaluation's), for the shipped model of the base domain.
 LARGE = ("blocksworld-large", "gripper-large", "logistics-large")
+# Generated problems 3-10x the largest problem the shipped model of each IPC 2023 domain was trained
+# (or had its epoch chosen) on: action_heads.py's size parameters scaled by each factor, one
+# problem per factor (seed = factor), written to SCALED_WORK/DOMAIN-scaled/.
+SCALED = tuple(f"{name}-scaled" for name in IPC2023)
+FACTORS = (3, 4, 6, 8, 10)
+SCALED_WORK = Path("/tmp/gnnplan-standing")
+ZOO = ROOT / "up_gnnplan" / "models_zoo"
 # label: (the engine of gnnplan compare, what the table calls it)
 ENGINES = {"gnnplan": ("gnnplan", "gnnplan (default mode)"), "lama-first": ("fast-downward", "LAMA-first"),
            "wl-goose": ("wl-goose", "WL-GOOSE")}
@@ -96,8 +104,41 @@ def source(name: str, label: str, tests: list[Path], timeout: float) -> Path | N
     return None
 
 
+def largest_trained(name: str) -> Path:
+    """The largest IPC 2023 problem (by the sum of its size parameters) that the shipped model of
+    ``name`` was trained or validated on, read from the model's training record."""
+    from action_heads import size_params
+    from up_gnnplan.runtime import read_metadata
+
+    record = read_metadata(ZOO / f"{name}.onnx")["training_record"]
+    folder = SHARED / DOMAINS[name].train
+    seen = [folder / f"{problem}.pddl" for problem in record["problems"] + record.get("validation_problems", [])]
+    return max((p for p in seen if p.is_file()), key=lambda p: sum(size_params(p).values()))
+
+
+def scaled_tests(name: str) -> tuple[Path, list[Path]]:
+    """The domain file and problems of ``DOMAIN-scaled``, generated on first use."""
+    from action_heads import SCALE, size_params
+
+    base, folder = name.removesuffix("-scaled"), SCALED_WORK / name
+    if not (folder / "domain.pddl").is_file():
+        largest = largest_trained(base)
+        params = size_params(largest)
+        with LOG.open("a") as log:
+            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: largest problem the shipped model saw "
+                      f"{largest.relative_to(SHARED)} ({params}), scaled by {', '.join(map(str, FACTORS))}\n")
+        for factor in FACTORS:
+            sizes = [a for k, v in SCALE[base](params, factor).items() for a in ("-p", f"{k}={v}")]
+            run(["gnnplan", "generate", base, "-o", folder, "--count", 1, "--seed", factor, *sizes], LOG)
+    factor_of = re.compile(r"-(\d+)-0\.pddl$")
+    problems = sorted(folder.glob("p-*.pddl"), key=lambda p: int(factor_of.search(p.name).group(1)))
+    return folder / "domain.pddl", problems
+
+
 def tests_of(name: str) -> tuple[Path, list[Path]]:
     """The domain file and the test problems of the set ``name`` (generated ones written first)."""
+    if name.endswith("-scaled"):
+        return scaled_tests(name)
     spec = DOMAINS[name]
     if spec.generator:
         tests = generate_splits(name, spec)["test"]
@@ -120,7 +161,8 @@ def run_domains(args) -> None:
             engine = ENGINES[label][0]
             extra = []
             if label == "wl-goose":
-                model = GOOSE_MODELS / f"{DOMAINS[name].model or name}.json"
+                base = name.removesuffix("-scaled")
+                model = GOOSE_MODELS / f"{DOMAINS[base].model or base}.json"
                 if not model.is_file():
                     print(f"{name}: no WL-GOOSE model ({model}); the peer is left out", flush=True)
                     continue
@@ -182,7 +224,9 @@ def cause_rows(records) -> list[tuple[str, int, str]]:
 def report(args) -> None:
     table, causes, lengths, sources = {}, {}, [], {}
     counts = {}
-    for name in (*IPC2023, *LARGE):
+    for name in (*IPC2023, *LARGE, *SCALED):
+        if name in SCALED and not (SCALED_WORK / name).is_dir():
+            continue  # not generated here: the table says "not run"
         tests = [str(t) for t in tests_of(name)[1]]
         counts[name] = len(tests)
         row = {}
@@ -207,6 +251,7 @@ def report(args) -> None:
     labels = [*ENGINES, *variants()]
 
     def coverage_table(names):
+        names = [n for n in names if n in counts]
         lines = ["| domain | tasks | " + " | ".join(title_of(label) for label in labels) + " |",
                  "|---|---:|" + "---:|" * len(labels)]
         for name in names:
@@ -220,10 +265,12 @@ def report(args) -> None:
 
     lines, totals = coverage_table(IPC2023)
     large_lines, large_totals = coverage_table(LARGE)
+    scaled_lines, scaled_totals = coverage_table(SCALED)
     text = ["# The standing comparison: IPC 2023 testing/easy, 60 s per task", "",
             "Written by `python benchmarks/standing.py report`; the commands are in `commands.log`.", "",
             *lines, "", "## Larger generated problems (build_zoo.py's `*-large` sets, 60 s per task)", "",
-            *large_lines, "", "Rows from: " + "; ".join(f"{title_of(label)}: {', '.join(sorted(s))}"
+            *large_lines, "", f"## Generated problems {min(FACTORS)}-{max(FACTORS)}x the largest training problem "
+            f"(factors {', '.join(map(str, FACTORS))}; 60 s per task)", "", *scaled_lines, "", "Rows from: " + "; ".join(f"{title_of(label)}: {', '.join(sorted(s))}"
                                                  for label, s in sources.items()) + ".", "",
             "## gnnplan's plan cost against LAMA-first's (geometric mean, tasks both solved)", "",
             "| domain | tasks | ratio |", "|---|---:|---:|",
@@ -231,20 +278,48 @@ def report(args) -> None:
             "## Why gnnplan did not solve a task (from the engine's messages)", "",
             "| domain | cause | tasks | policy steps before it |", "|---|---|---:|---:|",
             *[f"| {name} | {c} | {n} | {span} |" for name, rows in causes.items() for c, n, span in rows]]
+    fit = model_fit()
+    text += ["", "## The shipped model's error on its training states and on its validation problems", "",
+             "A model that does not fit its own training states fails for want of training or of expressiveness; "
+             "one that fits them but not the (larger) validation problems, for want of generalisation.", "",
+             "| domain | model | figure | training states | validation |", "|---|---|---|---:|---:|",
+             *[f"| {name} | {row['model']} | {row['figure']} | {row['train']} | {row['validation']} |"
+               for name, row in fit.items()]]
     (OUT / "report.md").write_text("\n".join(text) + "\n")
-    (OUT / "results.json").write_text(json.dumps({"solved": solved, "totals": totals, "large_totals": large_totals,
+    (OUT / "results.json").write_text(json.dumps({"solved": solved, "totals": totals, "large_totals": large_totals, "scaled_totals": scaled_totals,
                                                   "tasks": counts, "plan_cost_ratio": lengths,
                                                   "causes": {n: [{"cause": c, "tasks": k, "policy_steps": span} for c, k, span in rows]
                                                              for n, rows in causes.items()},
-                                                  "sources": {k: sorted(v) for k, v in sources.items()}}, indent=1))
+                                                  "sources": {k: sorted(v) for k, v in sources.items()},
+                                                  "model_fit": fit}, indent=1))
     print("\n".join(text))
+
+
+def model_fit() -> dict[str, dict]:
+    """Per IPC 2023 domain, the shipped model's figure on its training states and validation problems
+    (the share of states whose best-scored action is optimal, or the MAE of V*), from its record."""
+    from up_gnnplan.runtime import read_metadata
+
+    rows = {}
+    for name in IPC2023:
+        metadata = read_metadata(ZOO / f"{name}.onnx")
+        record = metadata["training_record"]
+        train, valid = record["train"], record["validation"] or {}
+        if "best_action_optimal" in train:
+            figure, show = "best action optimal", lambda m: f"{m['best_action_optimal']:.1%}" if m else ""
+        else:
+            figure, show = "MAE of V*", lambda m: f"{m['mae']:.2f}" if m else ""
+        config = metadata.get("train_config") or {}
+        rows[name] = {"model": f"{config.get('architecture', 'rgnn')} ({config.get('head', 'value')})", "figure": figure,
+                      "train": show(train), "validation": show(valid)}
+    return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["run", "report"])
     parser.add_argument("domains", nargs="*", default=list(IPC2023), metavar="DOMAIN",
-                        help=", ".join(IPC2023 + LARGE) + " [default: the IPC 2023 ones]")
+                        help=", ".join(IPC2023 + LARGE + SCALED) + " [default: the IPC 2023 ones]")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--rerun-baselines", action="store_true", help="run LAMA-first and WL-GOOSE here too")
