@@ -262,6 +262,9 @@ def generate(domain_name, output, count, seed, params):
               help="Halve the learning rate after this many epochs without a lower validation error (Müller et al.: 25); "
                    "0: constant.")
 @click.option("--batch-size", type=int, default=32, show_default=True)
+@click.option("--curriculum", type=click.IntRange(min=0), default=0, show_default=True, metavar="EPOCHS",
+              help="A curriculum over sizes: epoch e trains on the states of the smallest e/EPOCHS of the training "
+                   "problems (by objects), all of them from epoch EPOCHS on; 0: all from the start.")
 @click.option("--max-epochs", type=int, default=500, show_default=True)
 @click.option("--epoch-states", type=int, default=8192, show_default=True,
               help="States per epoch at most (0: all training states); the model is evaluated after each epoch.")

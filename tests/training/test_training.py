@@ -135,6 +135,26 @@ def test_sampler_batches_hold_distinct_values_synthetic():
     assert len(seen) == 20
 
 
+def test_curriculum_admits_the_problems_from_the_smallest_to_all():
+    from up_gnnplan.training.data import curriculum_order
+
+    data = blocksworld("p04.pddl", "p02.pddl", "p03.pddl")  # 4, 2 and 3 blocks: listed out of size order
+    indices = np.flatnonzero(~data.dead_end)
+    rank = curriculum_order(data, indices)
+    objects = np.array([len(data.problems[p].object_names) for p in data.state_problem[indices]])
+    assert all(objects[rank == r].max() < objects[rank == r + 1].min() for r in range(2))
+    sampler = ValueCoveringSampler(indices, data.value, 8, np.random.default_rng(0), curriculum=6, size_rank=rank)
+    drawn = {e: {int(i) for batch in sampler.epoch(e) for i in batch} for e in (1, 3, 5, 6, 9)}
+    smallest = set(indices[rank == 0].tolist())
+    assert drawn[1] <= smallest and drawn[3] <= smallest | set(indices[rank == 1].tolist())
+    assert max(objects[np.isin(indices, list(drawn[5]))]) == objects.max() and sampler.admit(9) == 3
+    assert ValueCoveringSampler(indices, data.value, 8, np.random.default_rng(0)).admit(1) == 0  # no curriculum
+    with pytest.raises(ValueError, match="size ranks"):
+        ValueCoveringSampler(indices, data.value, 8, np.random.default_rng(0), curriculum=2)
+    model, _, record = train(data, tiny(curriculum=2, max_epochs=3))
+    assert record["epochs"] == 3
+
+
 def test_sampler_on_dataset_values():
     data = blocksworld("p02.pddl", "p03.pddl", "p04.pddl")
     indices = np.flatnonzero(data.state_problem == 2)  # p04: 125 states, V* from 0 to 12

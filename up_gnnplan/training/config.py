@@ -34,6 +34,7 @@ class TrainConfig:
     lr_patience: int = 0  # halve the learning rate after this many epochs without a lower validation error
     #                       (Müller et al.: 25); 0: a constant learning rate
     batch_size: int = 32  # states per optimisation step
+    curriculum: int = 0  # epochs over which training admits the problems from the smallest to all (0: all at once)
     max_epochs: int = 500  # upper bound on epochs (evaluation rounds)
     epoch_states: int = 8192  # states drawn per epoch, at most (0: as many as there are training states),
     #                           so that large datasets are still evaluated, and the best model kept, every ~20 s

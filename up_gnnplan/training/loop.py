@@ -18,7 +18,7 @@ import numpy as np
 from up_gnnplan.datasets.store import check_signature
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
-from up_gnnplan.training.data import ValueCoveringSampler, split
+from up_gnnplan.training.data import ValueCoveringSampler, curriculum_order, split
 from up_gnnplan.training.devices import autocast, device_of, resolve_device
 from up_gnnplan.training.distributed import ProcessGroup
 from up_gnnplan.training.objectives import (  # noqa: F401  (predict re-exported)
@@ -130,7 +130,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     # Müller et al.'s schedule: halve the learning rate when the validation error stops falling.
     schedule = (torch.optim.lr_scheduler.ReduceLROnPlateau(optimiser, factor=0.5, patience=config.lr_patience)
                 if config.lr_patience > 0 else None)
-    sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng, config.epoch_states)
+    sampler = ValueCoveringSampler(train_idx, dataset.value, config.batch_size, rng, config.epoch_states,
+                                   config.curriculum, curriculum_order(dataset, train_idx) if config.curriculum else None)
     # The per-epoch validation error is taken on a fixed sample, so large held-out problems do
     # not dominate the run; the final record reports the whole validation set.
     monitor = val_idx if len(val_idx) else train_idx
@@ -159,7 +160,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
         model.train()
         losses = []
         epoch_start = time.perf_counter()
-        for batch in sampler.epoch():
+        for batch in sampler.epoch(epoch):
             part, weight = group.share(batch)
             with autocast(device, config.amp):
                 loss = objective.loss(replica, encoding, dataset, part) * weight
