@@ -296,8 +296,9 @@ def generate(domain_name, output, count, seed, params):
                    "stop (the unfinished epoch is lost), or with a larger --max-seconds to extend a finished run; the "
                    "budget counts over all sessions.")
 @click.option("--snapshot-minutes", type=str, default="", metavar="M1,M2,...",
-              help="Also write the best model so far as OUTPUT-Mmin.pt after M minutes of training (each M; with "
-                   "--state, over all sessions), for coverage against training time.")
+              help="Also write the best model so far as OUTPUT-Mmin.pt, and the last epoch's as OUTPUT-Mmin-last.pt, "
+                   "after M minutes of training (each M; with --state, over all sessions), for coverage against "
+                   "training time.")
 def train(datasets, output, validation_datasets, validation_problems, validation_domain, state_path, snapshot_minutes,
           **options):
     """Train a value function on one or more DATASETS (files written by `gnnplan dataset`).
@@ -364,11 +365,12 @@ def train(datasets, output, validation_datasets, validation_problems, validation
             record["command"] = "gnnplan train " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "gnnplan train"
             return record
 
-        def on_snapshot(minutes, model, encoding, record):
+        def on_snapshot(minutes, kind, model, encoding, record):
             path = Path(output)
-            path = path.with_name(f"{path.stem}-{minutes:g}min{path.suffix or '.pt'}")
+            path = path.with_name(f"{path.stem}-{minutes:g}min{'-last' if kind == 'last' else ''}{path.suffix or '.pt'}")
             save_checkpoint(path, model, encoding, config, describe(record), data.domain)
-            bar.console.print(f"snapshot after {minutes:g} min ({record['states_trained']} states trained): {path}")
+            bar.console.print(f"snapshot after {minutes:g} min ({record['states_trained']} states trained, "
+                              f"{'best epoch so far' if kind == 'best' else 'last epoch'}): {path}")
 
         try:
             model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks,

@@ -104,7 +104,7 @@ def test_cli_state_and_snapshots(tmp_path):
     result = runner.invoke(main, ["train", *common, "--max-epochs", "1"])
     assert result.exit_code == 0, result.output
     snapshot = tmp_path / "bw-0.0001min.pt"
-    assert snapshot.is_file()
+    assert snapshot.is_file() and (tmp_path / "bw-0.0001min-last.pt").is_file()
     _, _, _, data = load_checkpoint(snapshot)
     assert data["record"]["states_trained"] == 32 and data["record"]["epochs"] == 1
     result = runner.invoke(main, ["train", *common, "--max-epochs", "2"])

@@ -60,10 +60,11 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     With ``state_path``, the run's state is written there after every epoch and, when the file
     exists, the run continues from it (:mod:`up_gnnplan.training.resume`): the budget
     (``max_seconds``, ``max_epochs``, ``patience``) counts over all sessions of the run.
-    ``on_snapshot(minutes, model, encoding, record)`` is called at the end of the first epoch past each of
-    ``snapshot_minutes`` (minutes of the run's wall-clock) with the best weights so far and their
-    record, the model a run stopped then would have returned: the coverage-against-training-time
-    curve is measured on these.
+    ``on_snapshot(minutes, kind, model, encoding, record)`` is called at the end of the first epoch
+    past each of ``snapshot_minutes`` (minutes of the run's wall-clock), once with ``kind`` "best":
+    the best weights so far, the model a run stopped then would return, and once with "last": the
+    weights of the epoch just finished (which a selection on a small validation set may pass
+    over). The coverage-against-training-time curve is measured on these.
 
     Started by torchrun, every process calls this with the same arguments; they train together
     (:mod:`up_gnnplan.training.distributed`), rank 0 alone evaluates, writes the state and calls
@@ -195,9 +196,11 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                 on_epoch(epoch, train_loss, val_mae, best[0][-1])
             for minutes in snapshot_minutes:
                 if minutes not in progress.snapshots and progress.seconds >= 60 * minutes and on_snapshot is not None:
-                    snapshot, record = _best_so_far(model, encoding, dataset, val_data, config, train_idx, val_idx,
-                                                    val_problems, best, progress, objective, validation_tasks)
-                    on_snapshot(minutes, snapshot, encoding, record)
+                    last = (score, epoch, model.state_dict())
+                    for kind, chosen in (("best", best), ("last", last)):
+                        snapshot, record = _snapshot(model, encoding, dataset, val_data, config, train_idx, val_idx,
+                                                     val_problems, chosen, progress, objective, validation_tasks)
+                        on_snapshot(minutes, kind, snapshot, encoding, record)
                     progress.snapshots.append(minutes)
             if state_path is not None:
                 progress.best_score, progress.best_epoch = list(best[0]), best[1]
@@ -235,13 +238,13 @@ def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx,
     return record
 
 
-def _best_so_far(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress, objective,
-                 validation_tasks):
-    """(model, record): a CPU copy of ``model`` with the best weights so far, and its record."""
+def _snapshot(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, chosen, progress, objective,
+              validation_tasks):
+    """(model, record): a CPU copy of ``model`` with the weights of ``chosen`` (score, epoch, weights), and its record."""
     snapshot = copy.deepcopy(model)
-    snapshot.load_state_dict(best[2])
+    snapshot.load_state_dict(chosen[2])
     snapshot.cpu().eval()
-    record = _full_record(snapshot, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best,
+    record = _full_record(snapshot, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, chosen,
                           copy.deepcopy(progress), objective, validation_tasks)
     return snapshot, record
 
