@@ -113,3 +113,19 @@ def test_cli_state_and_snapshots(tmp_path):
     assert data["record"]["epochs"] == 2 and len(data["record"]["sessions"]) == 2
     result = runner.invoke(main, ["train", *common[:-2], "--snapshot-minutes", "soon"])
     assert result.exit_code != 0 and "--snapshot-minutes" in result.output
+
+
+def test_a_state_written_before_a_config_field_existed_continues(tmp_path):
+    """A field added to TrainConfig since (at its default) does not make the state "other settings"."""
+    from safetensors.torch import load_file, save_file
+
+    data = blocksworld("p02.pddl", "p03.pddl")
+    state = tmp_path / "run.safetensors"
+    train(data, config(max_epochs=1), state_path=state)
+    with safe_open(str(state), framework="pt") as handle:
+        header = handle.metadata()
+    older = json.loads(header["config"])
+    del older["curriculum"]
+    save_file(load_file(str(state)), str(state), metadata={**header, "config": json.dumps(older)})
+    _, _, record = train(data, config(max_epochs=2), state_path=state)
+    assert record["epochs"] == 2 and len(record["sessions"]) == 2

@@ -103,7 +103,8 @@ def load_state(path, config, digest: str):
         raise GnnplanError(f"{path}: not an up-gnnplan training state")
     if header.get("version") != str(VERSION):
         raise GnnplanError(f"{path}: training state version {header.get('version')} is not supported (this is {VERSION})")
-    saved = json.loads(header["config"])
+    # Through TrainConfig: a field added since the state was written takes its default there too.
+    saved = type(config).from_dict(json.loads(header["config"])).to_dict()
     wanted = config.to_dict()
     differ = sorted(k for k in set(saved) | set(wanted) if k not in BUDGET_FIELDS and saved.get(k) != wanted.get(k))
     if differ:
