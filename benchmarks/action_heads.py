@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_zoo import DOMAINS, SHARED, expandable, larger, run, test_problems  # noqa: E402
+from build_zoo import DOMAINS, SHARED, expandable, label_optimal, larger, run, test_problems  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "action_heads"
@@ -88,12 +88,7 @@ def datasets(name: str, optimal: int, most: int, reuse: bool) -> tuple[Path, lis
     candidates = larger(spec.larger or spec.train, spec.limit, tests, 2 * optimal)
     data = folder / "train.npz"
     run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, data, reuse)
-    labelled = []
-    for problem in candidates:
-        out = folder / f"opt-{problem.stem}.npz"
-        if run(["gnnplan", "dataset", domain, problem, "--method", "optimal", "--plan-time-limit", "60",
-                "--successor-time-limit", "2", "-o", out], LOG, out, reuse, check=False):
-            labelled.append(out)
+    labelled = label_optimal(domain, candidates, name, LOG, reuse, folder=folder)
     extra, valid = labelled[:optimal], labelled[optimal:]
     return data, extra, [a for v in valid for a in ("--validation-dataset", v)]
 

@@ -172,11 +172,13 @@ def run(command: list, log: Path, output: Path | None = None, reuse: bool = Fals
     return ok
 
 
-def label_optimal(domain: Path, problems: list[Path], name: str, log: Path, reuse: bool) -> list[Path]:
-    """Label each problem along optimal plans into its own file; return the files that succeeded."""
+def label_optimal(domain: Path, problems: list[Path], name: str, log: Path, reuse: bool,
+                  folder: Path | None = None) -> list[Path]:
+    """Label each problem along optimal plans into its own file (``WORK/NAME-opt-PROBLEM.npz``, or
+    ``folder/opt-PROBLEM.npz``); return the files that succeeded."""
     done = []
     for problem in problems:
-        out = WORK / f"{name}-opt-{problem.stem}.npz"
+        out = folder / f"opt-{problem.stem}.npz" if folder else WORK / f"{name}-opt-{problem.stem}.npz"
         if run(["gnnplan", "dataset", domain, problem, "--method", "optimal", "--plan-time-limit", "60",
                 "--successor-time-limit", "2", "-o", out], log, out, reuse, check=False):
             done.append(out)
