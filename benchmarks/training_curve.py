@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -66,11 +67,16 @@ def train(args) -> None:
          "--state", OUT / args.domain / "state.safetensors", "--snapshot-minutes", args.marks], LOG)
 
 
+MARK = re.compile(r"(?P<minutes>[0-9.]+)min(?P<last>-last)?")
+
+
 def marks_of(domain: str, head: str) -> dict[str, Path]:
-    """The snapshots written so far, by mark ("5min", ...), and the final model ("final") when it is there."""
+    """The snapshots written so far by mark ("5min": the best epoch after 5 minutes, "30min-last": the
+    last epoch after 30), and the final model ("final") when it is there."""
     base = checkpoint(domain, head)
-    found = {p.stem.removeprefix(f"{base.stem}-"): p for p in base.parent.glob(f"{base.stem}-*min.pt")}
-    found = dict(sorted(found.items(), key=lambda item: float(item[0].removesuffix("min"))))
+    found = {p.stem.removeprefix(f"{base.stem}-"): p for p in base.parent.glob(f"{base.stem}-*min*.pt")}
+    found = {mark: path for mark, path in found.items() if MARK.fullmatch(mark)}
+    found = dict(sorted(found.items(), key=lambda item: (float(MARK.fullmatch(item[0])["minutes"]), item[0])))
     if base.is_file():
         found["final"] = base
     return found
@@ -113,7 +119,7 @@ def report(args) -> None:
                 row["coverage"][name] = [sum(r["solved"] for r in records), len(test_set(name)[1]), len(records)]
             rows.append(row)
         results[domain] = rows
-        lines += [f"## {domain}", "", "| model | minutes | states trained | best epoch | validation | "
+        lines += [f"## {domain}", "", "| model | minutes | states trained | epoch | validation | "
                   + " | ".join(sets) + " |", "|---|---:|---:|---:|---:|" + "---:|" * len(sets)]
         for row in rows:
             cells = [f"{a}/{b}" + ("" if n == b else f" ({n} run)") for a, b, n in row["coverage"].values()]
@@ -135,12 +141,13 @@ def _plot(results: dict) -> None:
 
     figure, axes = plt.subplots(figsize=(6, 4))
     for domain, rows in results.items():
-        timed = [r for r in rows if r["mark"] != "final"]
-        for name in SETS[domain]:
-            points = [(r["minutes"], r["coverage"][name][0] / r["coverage"][name][1]) for r in timed
-                      if r["coverage"][name][2] == r["coverage"][name][1]]
-            if points:
-                axes.plot(*zip(*points), marker="o", label=name)
+        for kind, style in (("best", "-o"), ("last", "--s")):
+            timed = [r for r in rows if r["mark"] != "final" and r["mark"].endswith("-last") == (kind == "last")]
+            for name in SETS[domain]:
+                points = [(r["minutes"], r["coverage"][name][0] / r["coverage"][name][1]) for r in timed
+                          if r["coverage"][name][2] == r["coverage"][name][1]]
+                if points:
+                    axes.plot(*zip(*points), style, label=f"{name} ({kind} epoch)")
     axes.set_xlabel("training minutes (one CPU thread)")
     axes.set_ylabel("coverage, 60 s per task")
     axes.set_ylim(0, 1.05)
