@@ -80,7 +80,7 @@ def engine_of(label: str) -> str:
 
 def title_of(label: str) -> str:
     base, _, variant = label.partition("@")
-    return ENGINES[base][1] + (f", {variant}" if variant else "")
+    return f"{base} ({variant})" if variant else ENGINES[base][1]
 
 
 def variants() -> list[str]:

@@ -489,6 +489,9 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
               help="Where the model runs: cuda needs onnxruntime-gpu (pip install 'up-gnnplan[gpu]').")
 @click.option("--max-steps", type=click.IntRange(min=1), default=1000, show_default=True, help="Step limit of the policy.")
+@click.option("--astray-factor", type=click.FloatRange(min=0.0), default=4.0, show_default=True,
+              help="Mode auto: the policy also gives up after this many times FF's estimate of the initial state's "
+                   "cost plus 50 steps, leaving the time left to the fallback; 0: off.")
 @click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")
 @click.option("--grounding-model", help="Mode ground: a goal-grounding model's name or ONNX file (default: the shipped "
                                         "one of the domain).")
@@ -498,8 +501,8 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--planner", type=click.Choice(PLANNERS), default="lama-first", show_default=True,
               help="Mode ground: who solves the ground problem (Fast Downward's LAMA-first, or gnnplan's auto mode "
                    "with the domain's model).")
-def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, plan_file, grounding_model,
-          no_static_filter, planner):
+def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, plan_file,
+          grounding_model, no_static_filter, planner):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -519,7 +522,8 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
     if plan_file and not Path(plan_file).resolve().parent.is_dir():
         _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
-        engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps, memory_mb=memory_mb,
+        engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps,
+                               astray_factor=astray_factor, memory_mb=memory_mb,
                                device=device, grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner)
     except UPUsageError as error:
         _fail(error)

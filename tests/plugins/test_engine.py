@@ -163,7 +163,12 @@ def test_astray_factor_bounds_the_policy_by_ffs_estimate():
     assert result.status == Status.SOLVED_SATISFICING
     limit = [m.message for m in result.log_messages if m.message.startswith("policy step limit")]
     assert len(limit) == 1 and "x FF's estimate" in limit[0], [m.message for m in result.log_messages]
-    assert GnnplanEngine().solve(problem, timeout=60).status == Status.SOLVED_SATISFICING
+    default = GnnplanEngine().solve(problem, timeout=60)  # 4 by default
+    assert default.status == Status.SOLVED_SATISFICING
+    assert any(m.message.startswith("policy step limit") and "4 x FF" in m.message for m in default.log_messages)
+    off = GnnplanEngine(astray_factor=0).solve(problem, timeout=60)
+    assert off.status == Status.SOLVED_SATISFICING
+    assert not any(m.message.startswith("policy step limit") for m in off.log_messages)
 
 
 def test_ff_is_built_once_for_the_step_limit_and_the_fallback(monkeypatch):

@@ -17,8 +17,9 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   measured: Satellite 30/30 against 15/30 with ``fallback="model"``, Transport 25 against 19));
 - ``max_steps``: the policy's step limit (1000, as in the paper);
 - ``astray_factor``: in mode auto, the policy also gives up after ``astray_factor`` times FF's
-  estimate of the initial state's cost plus 50 steps, leaving the rest of the time to the
-  fallback (0, the default: off; an experiment of issue 14, see benchmarks/RESULTS.md);
+  estimate of the initial state's cost plus 50 steps (at most ``max_steps``), leaving the rest of
+  the time to the fallback (4, the default; 0: off, the policy walks up to ``max_steps``;
+  measured on the 330 tasks of the standing comparison, benchmarks/RESULTS.md);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
   machine, see :mod:`up_gnnplan.limits`; 0: no limit);
@@ -138,7 +139,7 @@ PARAMS = {
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES)),
     "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
-    "astray_factor": Param(0.0, _number(0.0), "a number >= 0 (0: off)"),
+    "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
     "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES)),
