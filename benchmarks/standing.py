@@ -157,6 +157,7 @@ def run_domains(args) -> None:
             continue
         labels = ["gnnplan"] + [b for b in ("lama-first", "wl-goose")
                                 if args.rerun_baselines or source(name, b, tests, args.timeout) is None]
+        labels = [label for label in labels if label in args.engines]
         for label in labels:
             engine = ENGINES[label][0]
             extra = []
@@ -323,6 +324,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--rerun-baselines", action="store_true", help="run LAMA-first and WL-GOOSE here too")
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES),
+                        help="run only these (e.g. the peer last, after every domain's gnnplan and LAMA-first rows)")
     parser.add_argument("--variant", help="run gnnplan with --engine-param into DOMAIN/gnnplan@VARIANT (no baselines)")
     parser.add_argument("--engine-param", action="append", default=[], metavar="KEY=VALUE",
                         help="gnnplan engine param of --variant (repeatable)")
