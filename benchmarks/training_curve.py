@@ -82,8 +82,25 @@ def marks_of(domain: str, head: str) -> dict[str, Path]:
     return found
 
 
+def chosen_epochs(domain: str, head: str) -> dict[str, tuple[int, str]]:
+    """Per mark, the epoch whose weights it holds and the mark first holding them (a run whose
+    validation error does not fall keeps the same best epoch over several marks)."""
+    import torch
+
+    first, out = {}, {}
+    for mark, path in marks_of(domain, head).items():
+        record = torch.load(path, weights_only=True, map_location="cpu")["record"]
+        epoch = record["best_epoch"]
+        out[mark] = (epoch, first.setdefault(epoch, mark))
+    return out
+
+
 def test(args) -> None:
+    same = chosen_epochs(args.domain, args.head)
     for mark, path in marks_of(args.domain, args.head).items():
+        if same[mark][1] != mark:
+            print(f"{mark}: the weights of epoch {same[mark][0]}, as {same[mark][1]}: not run again", flush=True)
+            continue
         model = path.with_suffix(".onnx")
         if not model.is_file() or model.stat().st_mtime < path.stat().st_mtime:
             run(["gnnplan", "export", path, "-o", model], LOG)
@@ -94,8 +111,9 @@ def test(args) -> None:
 
 
 def report(args) -> None:
+    import torch
+
     from up_gnnplan.compare import read_results
-    from up_gnnplan.runtime import read_metadata
 
     results, lines = {}, ["# Coverage against training time", "",
                           "Written by `python benchmarks/training_curve.py report`; commands in `commands.log`.", ""]
@@ -103,19 +121,20 @@ def report(args) -> None:
         marks = marks_of(domain, args.head)
         if not marks:
             continue
-        rows = []
+        rows, same = [], chosen_epochs(domain, args.head)
         for mark, path in marks.items():
-            model = path.with_suffix(".onnx")
-            if not model.is_file():
+            tested = same[mark][1]  # the mark whose run holds this mark's weights
+            if not path.with_suffix(".onnx").is_file() and tested == mark:
                 continue
-            record = read_metadata(model)["training_record"]
+            record = torch.load(path, weights_only=True, map_location="cpu")["record"]
             validation = record["validation"] or record["train"]
             figure = validation.get("best_action_optimal", validation.get("mae"))
             row = {"mark": mark, "minutes": round(record["seconds"] / 60, 1), "states_trained": record["states_trained"],
                    "best_epoch": record["best_epoch"], "validation": figure, "coverage": {}}
+            row["same_weights_as"] = tested if tested != mark else None
             for name in sets:
-                records = read_results(OUT / domain / name / mark / "results.jsonl") \
-                    if (OUT / domain / name / mark / "results.jsonl").is_file() else []
+                found = OUT / domain / name / tested / "results.jsonl"
+                records = read_results(found) if found.is_file() else []
                 row["coverage"][name] = [sum(r["solved"] for r in records), len(test_set(name)[1]), len(records)]
             rows.append(row)
         results[domain] = rows
@@ -123,7 +142,8 @@ def report(args) -> None:
                   + " | ".join(sets) + " |", "|---|---:|---:|---:|---:|" + "---:|" * len(sets)]
         for row in rows:
             cells = [f"{a}/{b}" + ("" if n == b else f" ({n} run)") for a, b, n in row["coverage"].values()]
-            lines.append(f"| {row['mark']} | {row['minutes']} | {row['states_trained']:,} | {row['best_epoch']} | "
+            lines.append(f"| {row['mark']}{' (= ' + row['same_weights_as'] + ')' if row['same_weights_as'] else ''} | "
+                         f"{row['minutes']} | {row['states_trained']:,} | {row['best_epoch']} | "
                          f"{row['validation']:.3f} | " + " | ".join(cells) + " |")
         lines.append("")
     OUT.mkdir(parents=True, exist_ok=True)
