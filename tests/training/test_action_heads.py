@@ -150,6 +150,23 @@ def test_export_has_both_heads_and_matches_torch_on_other_sizes(trained, exporte
     assert check_parity(model, encoding, exported) < 1e-4  # random states of 2-8 objects, batches of 1-64
 
 
+def test_parity_is_relative_above_one_and_catches_a_changed_weight(trained, exported):
+    import copy
+
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.exporters.parity import _error
+
+    # float32 rounding of a score in the thousands is not a mismatch; the same difference near 0 is
+    assert _error(np.array([1886.4175]), np.array([1886.4172])) < 1e-6
+    assert _error(np.array([0.0005]), np.array([0.0002])) == pytest.approx(3e-4)
+    model, encoding, _, _ = trained
+    changed = copy.deepcopy(model)
+    with torch.no_grad():
+        next(changed.parameters()).add_(0.05)
+    with pytest.raises(GnnplanError, match="onnxruntime differs from torch"):
+        check_parity(changed, encoding, exported)
+
+
 def test_engine_uses_the_action_policy_first(exported):
     problem = load_pddl(GRIPPER, GRIPPER_PROBLEMS[1])
     result = GnnplanEngine(model=str(exported)).solve(problem, timeout=60)

@@ -46,8 +46,15 @@ def runtime_outputs(runtime, states: list[StateInput], action_feed: dict) -> dic
     return dict(zip(runtime.outputs, runtime.session.run(runtime.outputs, {**runtime._state_feed(states), **action_feed})))
 
 
+def _error(got: np.ndarray, expected: np.ndarray) -> float:
+    """The largest |got - expected| / max(1, |expected|): absolute near zero, relative above 1, as
+    float32 rounding grows with the values (random states can score an action in the thousands)."""
+    return float((np.abs(got - expected) / np.maximum(1.0, np.abs(expected))).max(initial=0.0))
+
+
 def check_parity(model, encoding, path, tolerance: float = 1e-4, seed: int = 0) -> float:
-    """Return the largest |onnxruntime - torch| over several batches; raise above ``tolerance``.
+    """Return the largest difference of onnxruntime from torch over several batches (absolute for
+    values up to 1, relative above); raise above ``tolerance``.
 
     Models with an action head are compared on their values (if any) and on the scores of
     random ground actions of every state of each batch.
@@ -67,7 +74,7 @@ def check_parity(model, encoding, path, tolerance: float = 1e-4, seed: int = 0) 
         if not runtime.has_actions:
             with torch.no_grad():
                 expected = model(*tensors).numpy()
-            worst = max(worst, float(np.abs(runtime(batch) - expected).max()))
+            worst = max(worst, _error(runtime(batch), expected))
             continue
         action_feed, order = encode_actions(runtime.actions, random_actions(runtime.actions, batch, rng),
                                             [s.num_objects for s in batch])
@@ -75,7 +82,8 @@ def check_parity(model, encoding, path, tolerance: float = 1e-4, seed: int = 0) 
             expected = outputs(model, model(*tensors, *(torch.from_numpy(action_feed[n]) for n in runtime.action_names)))
         got = runtime_outputs(runtime, batch, action_feed)
         for name, value in expected.items():
-            worst = max(worst, float(np.abs(got[name] - value.numpy()).max(initial=0.0)))
+            worst = max(worst, _error(got[name], value.numpy()))
     if worst > tolerance:
-        raise GnnplanError(f"{path}: onnxruntime differs from torch by {worst:.2e} (> {tolerance:g})")
+        raise GnnplanError(f"{path}: onnxruntime differs from torch by {worst:.2e} (> {tolerance:g}; absolute up to 1, "
+                           "relative above)")
     return worst
