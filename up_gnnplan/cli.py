@@ -452,7 +452,7 @@ def export(checkpoint, output, check, ship_name):
         if check:
             from up_gnnplan.exporters.parity import check_parity
 
-            notes.append(f"onnxruntime vs torch max |diff| {check_parity(model, encoding, path):.2e}")
+            notes.append(f"onnxruntime vs torch: largest difference (relative above 1) {check_parity(model, encoding, path):.2e}")
         if reexport:
             difference = compare_files(checkpoint, path, encoding)
             notes.append(f"vs {Path(checkpoint).name} max |diff| {difference:.2e}")

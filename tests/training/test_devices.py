@@ -131,7 +131,7 @@ def test_a_checkpoint_written_on_a_gpu_loads_and_exports_on_the_cpu(blocks, tmp_
     pytest.importorskip("onnxruntime")
     result = CliRunner().invoke(main, ["export", str(path), "-o", str(tmp_path / "gpu.onnx")])
     assert result.exit_code == 0, (result.output, result.exception)
-    assert "onnxruntime vs torch max |diff|" in result.output
+    assert "onnxruntime vs torch: largest difference" in result.output
 
 
 # --- processes ---------------------------------------------------------------------------------------
