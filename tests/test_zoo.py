@@ -30,8 +30,11 @@ def test_entry_matches_its_file(entry):
     assert find_model(signature, need) == path  # found by the predicates of its domain and its head alone
     record = entry["training"]
     assert record["command"].startswith("gnnplan train ")
-    for key in ("problems", "seed", "minutes", "validation_mae", "torch"):
-        assert record.get(key) not in (None, "", []), key
+    # A value head's validation is its error in steps; an action head's, the share of states whose
+    # best-scored action is optimal (it has no error in steps).
+    validated = "validation_mae" if need == "value" else "validation"
+    for key in ("problems", "seed", "minutes", validated, "torch"):
+        assert record.get(key) not in (None, "", [], {}), key
 
 
 def test_a_domain_ships_at_most_one_model_per_kind_of_head():
@@ -84,3 +87,16 @@ def test_every_bundled_example_is_solved_by_a_shipped_model():
         result = CliRunner().invoke(main, ["solve", "--example", name, "--timeout", "60"])
         assert result.exit_code == 0, f"{name}: {result.output}"
         assert "plan validated" in result.output
+
+
+def test_the_index_is_strict_json():
+    """No NaN or Infinity (Python writes them, other JSON readers refuse them)."""
+    import json
+    from pathlib import Path
+
+    import up_gnnplan.models_zoo as zoo
+
+    def refuse(constant):
+        raise ValueError(f"index.json holds {constant}")
+
+    json.loads((Path(zoo.__file__).parent / "index.json").read_text(), parse_constant=refuse)

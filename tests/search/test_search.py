@@ -7,6 +7,7 @@ and leads the policy astray, which must end in ``GAVE_UP`` with a message, not a
 
 from __future__ import annotations
 
+import weakref
 
 import numpy as np
 import pytest
@@ -122,6 +123,7 @@ def test_dual_gbfs_leaves_ff_out_of_tasks_too_large_for_it_and_says_so(monkeypat
     from up_gnnplan.search import ff
 
     monkeypatch.setattr(ff, "MAX_INITIAL_ACTIONS", 0)  # bw-p04's initial state has some
+    monkeypatch.setattr(ff, "_BUILT", weakref.WeakKeyDictionary())  # not the FF an earlier test built for it
     result = dual_gbfs(task_of("bw-p04"), constant)
     assert result.status is Status.SOLVED
     assert "FF left out" in result.message and "applicable actions" in result.message

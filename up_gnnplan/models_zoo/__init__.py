@@ -131,8 +131,8 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
             "train_states_per_second": record.get("train_states_per_second"),
             "best_epoch": record.get("best_epoch"),
             "validation_problems": record.get("validation_problems"),
-            "validation_mae": round(validation.get("mae", float("nan")), 3),
-            "validation_max_error": round(validation.get("max_error", float("nan")), 3),
+            "validation_mae": round(validation["mae"], 3) if "mae" in validation else None,  # None: an action head's
+            "validation_max_error": round(validation["max_error"], 3) if "max_error" in validation else None,
             # Every figure of the validation (action heads: the share of states whose best-scored
             # action is optimal; value heads: MAE, max error, share within 0.5).
             "validation": {k: round(v, 4) if isinstance(v, float) else v for k, v in validation.items()},
