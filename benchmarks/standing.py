@@ -202,6 +202,8 @@ def cause(record: dict) -> tuple[str, int | None]:
         why = "step limit" if "step limit" in first["message"] else "no unvisited successor"
         fallback = found[1]["status"] if len(found) > 1 else "none"
         return f"{first['search']} astray ({why}), fallback {fallback} (model error)", steps
+    if first["status"] == "solved" and "not validated in time" in record.get("notes", ""):
+        return f"{first['search']} solved, no time left to validate the plan (time per step)", steps
     return f"{first['search']} {first['status']}", steps
 
 
@@ -261,7 +263,7 @@ def report(args) -> None:
         totals = {label: (sum(solved[n][label] for n in names if label in solved[n]),
                           sum(counts[n] for n in names if label in solved[n])) for label in labels}
         lines.append(f"| **total** | {sum(counts[n] for n in names)} | "
-                     + " | ".join(f"**{a}/{b}**" for a, b in totals.values()) + " |")
+                     + " | ".join(f"**{a}/{b}**" if b else "not run" for a, b in totals.values()) + " |")
         return lines, totals
 
     lines, totals = coverage_table(IPC2023)
