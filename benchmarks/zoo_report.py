@@ -4,7 +4,8 @@
 ``gnnplan compare`` into ``benchmarks/zoo/eval/NAME/``. This script reads every
 ``results.jsonl`` there (or the folders given) and writes, with the package's own reporting,
 ``benchmarks/zoo/eval/all/`` (summary.md with coverage per domain, plan-length and time
-ratios on commonly solved tasks, results.csv, and the coverage, cactus and plan-length plots),
+ratios on commonly solved tasks, and the coverage, cactus and plan-length plots; the rows stay
+in each folder's results.jsonl),
 and ``failures.md`` (why the greedy policy failed, and what the default mode's GBFS fallback
 did on the tasks where it gave up: ``benchmarks/zoo/eval/NAME-auto/``, written by
 ``benchmarks/ipc_full_eval.sh``):

@@ -2,8 +2,8 @@
 
 Shows: ``up_gnnplan.compare`` runs every engine on every problem, each task in its own
 process with a time and a memory limit, validates every plan, appends each result to
-``OUT/results.jsonl`` as it finishes, and writes ``results.csv``, ``results.json``,
-``summary.md`` and (with matplotlib) PNG plots. The same run from the command line is
+``OUT/results.jsonl`` as it finishes (the one results file: a JSON object per task), and
+writes ``summary.md`` and (with matplotlib) PNG plots from it. The same run from the command line is
 ``gnnplan compare --engine gnnplan:auto --engine fast-downward --example blocksworld
 --example gripper -o OUT``.
 

@@ -775,8 +775,8 @@ def compare(files, engines, models, register, engine_params, suites, examples, t
     """Compare planners: every --engine on every problem, each task in its own process.
 
     Problems are DOMAIN PROBLEM... files, --suite folders and --example domains. Every plan is
-    validated; results go to OUT/results.jsonl as tasks finish, then to OUT/results.csv,
-    results.json, summary.md and PNG plots. Example:
+    validated; each task's row goes to OUT/results.jsonl as it finishes, then OUT/summary.md and
+    PNG plots are written from them. Example:
     gnnplan compare --engine gnnplan:gbfs --engine fast-downward --suite bench/blocks -o out --timeout 60
 
     An engine of another package, with its model per domain (run from the repository root):

@@ -8,7 +8,6 @@ tasks that time out, crash or run out of memory, and check the run goes on.
 from __future__ import annotations
 
 import errno
-import json
 import shutil
 import time
 from pathlib import Path
@@ -104,10 +103,10 @@ def test_reports_have_coverage_table_and_no_invalid_gnnplan_plan(run):
     assert "| blocksworld | 3 | 3 | 3 |" in summary and "| gripper | 2 | 2 | 2 |" in summary
     assert "| **total** | 5 | 5 | 5 |" in summary
     assert "Plan length / fast-downward" in summary and "gnnplan: 0 invalid plans (5 plan(s) validated)" in summary
-    lines = (out / "results.csv").read_text().splitlines()
-    assert len(lines) == 11 and lines[0].startswith("engine,domain,problem,timeout,status")
-    data = json.loads((out / "results.json").read_text())
-    assert data["baseline"] == "fast-downward" and data["coverage"]["gripper"] == {e: 2 for e in ENGINES}
+    rows = read_results(out / "results.jsonl")  # the one results file: no csv or json copy of its rows
+    assert len(rows) == 10 and {r["engine"] for r in rows} == set(ENGINES)
+    assert sum(r["solved"] for r in rows if r["domain"] == "gripper") == 4
+    assert not (out / "results.csv").exists() and not (out / "results.json").exists()
 
 
 def test_plots_are_written_when_matplotlib_is_present(run):
@@ -226,7 +225,7 @@ def test_cli_prints_the_summary(run, models, tmp_path):
     args += [a for d, m in models.items() for a in ("--model", f"{d}={m}")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "| **total** | 5 | 5 | 5 |" in result.output and "results.csv" in result.output
+    assert "| **total** | 5 | 5 | 5 |" in result.output and "results.jsonl" in result.output
     result = CliRunner().invoke(main, ["compare", "--engine", "lama", "--example", "gripper", "-o", str(out)])
     assert result.exit_code == 2 and "unknown engine 'lama'" in result.output
 

@@ -320,4 +320,4 @@ def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 
     records = run_tasks(tasks, out_dir, jobs=jobs, memory_mb=memory_mb, grace=grace, resume=resume, progress=progress,
                         register=register, executor=make_executor(executor, jobs, address))
     summary, files = write_reports(records, out_dir, labels, baseline, plots=plots)
-    return Comparison(records, summary, files, labels, baseline)
+    return Comparison(records, summary, [Path(out_dir) / RESULTS, *files], labels, baseline)

@@ -1,4 +1,7 @@
-"""Reports of a comparison: ``results.csv``, ``results.json``, ``summary.md`` and a live display.
+"""Reports of a comparison: ``summary.md``, the plots and a live display.
+
+The rows themselves are in one file, ``results.jsonl`` (one JSON object per task, appended as
+tasks finish; ``pandas.read_json(path, lines=True)`` reads it into a table).
 
 The summary compares every engine with a baseline engine on the tasks both solved: plan-length
 and time ratios (engine / baseline; below 1 means shorter or faster), as geometric mean and
@@ -9,8 +12,6 @@ parent's ``wall_time`` adds the process start and the plan validation.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 import statistics
 import sys
@@ -20,11 +21,6 @@ from pathlib import Path
 from up_gnnplan.compare import is_solved
 from up_gnnplan.compare.plots import write_plots
 from up_gnnplan.compare.tallies import MIN_SECONDS, common_pairs, coverage, seconds
-
-CSV_FIELDS = ["engine", "domain", "problem", "timeout", "status", "solved", "plan_length", "plan_cost", "wall_time",
-              "solve_time", "engine_time", "expanded", "evaluated", "valid", "validation_note", "error", "notes",
-              "killed", "model", "memory_mb", "max_rss_mb", "domain_file", "problem_file", "log"]
-
 
 def _geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
@@ -103,29 +99,23 @@ def summary_markdown(records, engines, baseline, plot_note: str = "") -> str:
                      f"gnnplan: 0 invalid plans ({plans} plan(s) validated).")
     lines += ["", "Every plan of every engine was checked in its task's process with UP's SequentialPlanValidator "
               "(existential goals: gnnplan's validation helper); `unvalidated` plans could not be checked "
-              "(see `validation_note` in results.csv)."]
+              "(see `validation_note` in results.jsonl)."]
     if plot_note:
         lines += ["", "## Plots", "", plot_note]
     return "\n".join(lines) + "\n"
 
 
 def write_reports(records, out_dir, engines, baseline, plots: bool = True) -> tuple[str, list[Path]]:
-    """Write results.csv, results.json, summary.md (and the plots); return the summary and the files."""
+    """Write summary.md (and the plots) from the rows of results.jsonl; return the summary and the files."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    files = [out / "results.csv", out / "results.json", out / "summary.md"]
-    with files[0].open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, CSV_FIELDS, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(records)
-    data = {"engines": engines, "baseline": baseline, "coverage": coverage(records, engines), "records": records}
-    files[1].write_text(json.dumps(data, indent=1) + "\n")
+    files = [out / "summary.md"]
     note = ""
     if plots:
         written, note = write_plots(records, out, engines, baseline)
         files += written
     summary = summary_markdown(records, engines, baseline, note)
-    files[2].write_text(summary)
+    files[0].write_text(summary)
     return summary, files
 
 
