@@ -11,10 +11,10 @@ sets of the domain, 60 s per task, beside the shipped file on the same tasks.
 
 ``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits]``
     the training, in the background; the same command continues a stopped run.
-``test DOMAIN``
+``test DOMAIN [--only MARK,...]``
     exports every snapshot there is (and the final model) and runs ``gnnplan compare`` on the
     domain's test sets into ``training_curve/DOMAIN/SET/MARK/`` (``--resume``: run it again as
-    snapshots appear).
+    snapshots appear; ``--only 5min,60min`` first, the marks between them later).
 ``report``
     ``training_curve/report.md`` and ``results.json``: per domain and mark, the states trained,
     the validation figure, and the coverage on each test set; ``curve.png`` (matplotlib).
@@ -98,6 +98,8 @@ def chosen_epochs(domain: str, head: str) -> dict[str, tuple[int, str]]:
 def test(args) -> None:
     same = chosen_epochs(args.domain, args.head)
     for mark, path in marks_of(args.domain, args.head).items():
+        if args.only and mark not in args.only.split(","):
+            continue
         if same[mark][1] != mark:
             print(f"{mark}: the weights of epoch {same[mark][0]}, as {same[mark][1]}: not run again", flush=True)
             continue
@@ -187,6 +189,8 @@ def main():
     parser.add_argument("--patience", type=int, default=1000, help="epochs without improvement before stopping "
                         "(large: the curve wants the whole budget)")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--only", default="", metavar="MARK,...",
+                        help="test: these snapshots only (e.g. 5min,60min,60min-last); the others later")
     args = parser.parse_args()
     if args.stage != "report" and not args.domain:
         parser.error(f"{args.stage} needs a DOMAIN")
