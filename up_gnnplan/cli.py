@@ -492,6 +492,9 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--astray-factor", type=click.FloatRange(min=0.0), default=4.0, show_default=True,
               help="Mode auto: the policy also gives up after this many times FF's estimate of the initial state's "
                    "cost plus 50 steps, leaving the time left to the fallback; 0: off.")
+@click.option("--symmetry/--no-symmetry", default=False, show_default=True,
+              help="The value policy values one successor per class of symmetric actions (actions that differ by "
+                   "interchangeable objects, such as Spanner's spanners): exact, and fewer states to value.")
 @click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")
 @click.option("--grounding-model", help="Mode ground: a goal-grounding model's name or ONNX file (default: the shipped "
                                         "one of the domain).")
@@ -501,8 +504,8 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--planner", type=click.Choice(PLANNERS), default="lama-first", show_default=True,
               help="Mode ground: who solves the ground problem (Fast Downward's LAMA-first, or gnnplan's auto mode "
                    "with the domain's model).")
-def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, plan_file,
-          grounding_model, no_static_filter, planner):
+def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, symmetry,
+          plan_file, grounding_model, no_static_filter, planner):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -523,7 +526,7 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
         _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
         engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps,
-                               astray_factor=astray_factor, memory_mb=memory_mb,
+                               astray_factor=astray_factor, symmetry=symmetry, memory_mb=memory_mb,
                                device=device, grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner)
     except UPUsageError as error:
         _fail(error)

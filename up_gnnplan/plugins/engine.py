@@ -20,6 +20,10 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   estimate of the initial state's cost plus 50 steps (at most ``max_steps``), leaving the rest of
   the time to the fallback (4, the default; 0: off, the policy walks up to ``max_steps``;
   measured on the 330 tasks of the standing comparison, benchmarks/RESULTS.md);
+- ``symmetry``: the value policy values one successor of each class of symmetric actions
+  (actions whose arguments differ by swapping interchangeable objects, such as Spanner's
+  spanners: their successors are the same state up to renaming, so a model gives them one value;
+  exact, :mod:`up_gnnplan.search.symmetry`) (False, the default, values every successor);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
   machine, see :mod:`up_gnnplan.limits`; 0: no limit);
@@ -140,6 +144,7 @@ PARAMS = {
     "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)"),
+    "symmetry": Param(False, _flag, "True or False"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
     "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES)),
@@ -203,6 +208,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         values = check_params(params)
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
         self.fallback, self.astray_factor = values["fallback"], values["astray_factor"]
+        self.symmetry = values["symmetry"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings")}
         self._called_at = self._kind = None
@@ -337,6 +343,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                 kwargs = {"max_steps": self.max_steps} if name in ("policy", "action-policy") else {}
                 if kwargs and self.mode == "auto" and self.astray_factor:
                     kwargs["max_steps"] = self._astray_steps(task, limits, messages)
+                if name == "policy":
+                    kwargs["symmetry"] = self.symmetry
                 began = time.perf_counter()
                 result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)
                 unit = "steps" if name in ("policy", "action-policy") else "expansions"

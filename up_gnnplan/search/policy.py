@@ -16,20 +16,24 @@ import numpy as np
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import Successors, is_goal
 
 
 def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float | None = None,
-                   limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+                   limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
     """Follow the greedy policy of ``value_fn`` from the initial state of ``task``.
 
     ``limits`` (time and memory) take precedence over ``time_limit``; ``inputs`` may be shared
-    with another search of the same task.
+    with another search of the same task. With ``symmetry``, one successor of each class of
+    symmetric actions is valued and its value given to the others (:mod:`.symmetry`: exact for
+    models that do not see object identities, which none here does).
     """
     limits = limits_of(limits, time_limit)
     actions, cost, evaluated, step = [], 0.0, 0, 0
     try:
         inputs = inputs or Inputs(task)
+        symmetric = SymmetricActions(task, inputs) if symmetry else None
         evaluate = ChunkedEvaluator(value_fn, limits)
         generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
@@ -43,13 +47,24 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
             children = generate(lambda: Successors(state), f"policy step {step + 1}")
             what = f"the {len(children):,} successors of policy step {step + 1}"
             best, best_value = None, np.inf
+            known: dict = {}  # symmetry class of an action -> the value of its successors
             for chunk in children:
                 limits.check(f"while generating {what}")
                 options = [(a, s, c) for a, s, c in chunk if s.get_index() not in visited]
                 if not options:
                     continue
-                values = evaluate([s for _, s, _ in options], inputs, what) + np.array([c for _, _, c in options])
-                evaluated += len(options)
+                if symmetric is None:
+                    values = evaluate([s for _, s, _ in options], inputs, what)
+                    evaluated += len(options)
+                else:
+                    keys = symmetric.keys(state, [a for a, _, _ in options])
+                    new = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in known}.items())
+                    if new:
+                        found = evaluate([options[i][1] for _, i in new], inputs, what)
+                        known.update(zip((k for k, _ in new), found.tolist()))
+                        evaluated += len(new)
+                    values = np.array([known[k] for k in keys])
+                values = values + np.array([c for _, _, c in options])
                 i = int(np.argmin(values))
                 if values[i] < best_value or best is None:  # the first of equal values, as one argmin over all
                     best, best_value = options[i], values[i]

@@ -1,0 +1,118 @@
+"""Symmetric actions: one value per class of successors that are the same state up to renaming.
+
+The claim that makes the pruning exact is checked with real shipped models: every successor of
+a class gets the same value when each is valued on its own.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from up_gnnplan.problems import load_task
+from up_gnnplan.models_zoo import find_model
+from up_gnnplan.runtime import load_value_function
+from up_gnnplan.search import Inputs, Status, policy_rollout
+from up_gnnplan.search.symmetry import SymmetricActions
+from up_gnnplan.states.successors import successors
+from search_cases import assert_valid_up_plan, task_of  # noqa: E402
+
+GRIPPER_6 = """(define (problem gripper-6) (:domain gripper)
+  (:objects rooma roomb - room b1 b2 b3 b4 b5 b6 - ball left right - gripper)
+  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma) (at b5 rooma) (at b6 rooma)
+         (free left) (free right))
+  (:goal (and (at b1 roomb) (at b2 roomb) (at b3 roomb) (at b4 roomb) (at b5 roomb) (at b6 roomb))))
+"""
+
+
+@pytest.fixture(scope="module")
+def gripper6(tmp_path_factory):
+    from up_gnnplan.data import example
+
+    path = tmp_path_factory.mktemp("sym") / "p6.pddl"
+    path.write_text(GRIPPER_6)
+    return load_task(example("gripper"), path)
+
+
+def classes_of(task, state):
+    symmetric = SymmetricActions(task, Inputs(task))
+    children = successors(state)
+    keys = symmetric.keys(state, [a for a, _, _ in children])
+    groups = defaultdict(list)
+    for key, child in zip(keys, children):
+        groups[key].append(child)
+    return groups
+
+
+def test_interchangeable_balls_and_grippers_make_one_class_of_picks(gripper6):
+    groups = classes_of(gripper6, gripper6.initial_state())
+    picks = [g for g in groups.values() if g[0][0].get_action().get_name() == "pick"]
+    assert sum(len(g) for g in picks) == 12  # 6 balls x 2 grippers
+    assert len(picks) == 1
+    moves = [g for g in groups.values() if g[0][0].get_action().get_name() == "move"]
+    assert moves and all(len(g) == 1 for g in moves)  # rooma and roomb differ (robby, the goal)
+
+
+def test_a_goal_that_names_objects_keeps_them_apart():
+    task = task_of("bw-p04")
+    symmetric = SymmetricActions(task, Inputs(task))
+    # Every block of bw-p04 is named by the goal in its own place: no two are interchangeable.
+    assert symmetric.classes(task.initial_state()) == {}
+    children = successors(task.initial_state())
+    assert len(set(symmetric.keys(task.initial_state(), [a for a, _, _ in children]))) == len(children)
+
+
+@pytest.mark.parametrize("name", ["gripper6", "bw-p04"])
+def test_every_successor_of_a_class_gets_the_same_value_from_a_shipped_model(name, gripper6):
+    task = gripper6 if name == "gripper6" else task_of(name)
+    value_fn = load_value_function(find_model(task.signature, "value"))
+    inputs = Inputs(task)
+    state, checked = task.initial_state(), 0
+    for _ in range(6):  # along the policy's first steps
+        groups = classes_of(task, state)
+        for group in groups.values():
+            if len(group) > 1:
+                values = value_fn(inputs([s for _, s, _ in group]))
+                np.testing.assert_allclose(values, values[0], rtol=0, atol=1e-4)
+                checked += len(group)
+        children = successors(state)
+        state = children[int(np.argmin(value_fn(inputs([s for _, s, _ in children]))))][1]
+    assert checked > 0 or name == "bw-p04"
+
+
+def test_the_policy_with_symmetry_values_fewer_states_and_finds_an_equally_long_plan(gripper6):
+    value_fn = load_value_function(find_model(gripper6.signature, "value"))
+    pruned = policy_rollout(gripper6, value_fn, symmetry=True)
+    full = policy_rollout(gripper6, value_fn, symmetry=False)
+    assert pruned.status is full.status is Status.SOLVED
+    assert len(pruned.actions) == len(full.actions)
+    assert pruned.evaluated < full.evaluated / 2
+    assert_valid_up_plan(gripper6, pruned)
+
+
+def test_an_existential_goal_turns_it_off(tmp_path):
+    from up_gnnplan.data import example
+
+    problem = tmp_path / "exists.pddl"
+    problem.write_text(GRIPPER_6.replace("(:goal (and (at b1 roomb)", "(:goal (and (exists (?b - ball) (at ?b roomb))"))
+    task = load_task(example("gripper"), problem)
+    symmetric = SymmetricActions(task, Inputs(task))
+    children = successors(task.initial_state())
+    assert not symmetric.enabled
+    assert symmetric.keys(task.initial_state(), [a for a, _, _ in children]) == list(range(len(children)))
+
+
+def test_the_engine_param_turns_it_on_and_the_plan_is_validated(gripper6):
+    from unified_planning.engines import PlanGenerationResultStatus as S
+
+    from up_gnnplan.plugins.engine import GnnplanEngine
+
+    evaluated = {}
+    for symmetry in (True, False):
+        with GnnplanEngine(mode="policy", symmetry=symmetry) as engine:
+            result = engine.solve(gripper6.up_problem, timeout=60)
+        assert result.status is S.SOLVED_SATISFICING
+        evaluated[symmetry] = int(result.metrics["evaluated"])
+    assert evaluated[True] < evaluated[False] / 2
