@@ -492,7 +492,7 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--astray-factor", type=click.FloatRange(min=0.0), default=4.0, show_default=True,
               help="Mode auto: the policy also gives up after this many times FF's estimate of the initial state's "
                    "cost plus 50 steps, leaving the time left to the fallback; 0: off.")
-@click.option("--symmetry/--no-symmetry", default=False, show_default=True,
+@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="The value policy values one successor per class of symmetric actions (actions that differ by "
                    "interchangeable objects, such as Spanner's spanners): exact, and fewer states to value.")
 @click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")

@@ -23,7 +23,8 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
 - ``symmetry``: the value policy values one successor of each class of symmetric actions
   (actions whose arguments differ by swapping interchangeable objects, such as Spanner's
   spanners: their successors are the same state up to renaming, so a model gives them one value;
-  exact, :mod:`up_gnnplan.search.symmetry`) (False, the default, values every successor);
+  exact, :mod:`up_gnnplan.search.symmetry`; True, the default: Spanner 5/5 against 2/5 on problems
+  3-10x the training size, benchmarks/RESULTS.md; False values every successor);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
   machine, see :mod:`up_gnnplan.limits`; 0: no limit);
@@ -144,7 +145,7 @@ PARAMS = {
     "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)"),
-    "symmetry": Param(False, _flag, "True or False"),
+    "symmetry": Param(True, _flag, "True or False"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
     "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES)),
