@@ -143,7 +143,8 @@ def report(args) -> None:
         lines += [f"## {domain}", "", "| model | minutes | states trained | epoch | validation | "
                   + " | ".join(sets) + " |", "|---|---:|---:|---:|---:|" + "---:|" * len(sets)]
         for row in rows:
-            cells = [f"{a}/{b}" + ("" if n == b else f" ({n} run)") for a, b, n in row["coverage"].values()]
+            cells = ["not run" if n == 0 else f"{a}/{b}" + ("" if n == b else f" ({n} run)")
+                     for a, b, n in row["coverage"].values()]
             lines.append(f"| {row['mark']}{' (= ' + row['same_weights_as'] + ')' if row['same_weights_as'] else ''} | "
                          f"{row['minutes']} | {row['states_trained']:,} | {row['best_epoch']} | "
                          f"{row['validation']:.3f} | " + " | ".join(cells) + " |")
