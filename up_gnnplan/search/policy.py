@@ -58,10 +58,13 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
                     evaluated += len(options)
                 else:
                     keys = symmetric.keys(state, [a for a, _, _ in options])
-                    new = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in known}.items())
+                    new: dict = {}  # a class not yet valued -> its first option here
+                    for i, key in enumerate(keys):
+                        if key not in known and key not in new:
+                            new[key] = i
                     if new:
-                        found = evaluate([options[i][1] for _, i in new], inputs, what)
-                        known.update(zip((k for k, _ in new), found.tolist()))
+                        found = evaluate([options[i][1] for i in new.values()], inputs, what)
+                        known.update(zip(new, found.tolist()))
                         evaluated += len(new)
                     values = np.array([known[k] for k in keys])
                 values = values + np.array([c for _, _, c in options])

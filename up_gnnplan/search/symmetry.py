@@ -126,7 +126,6 @@ class SymmetricActions:
 
     def keys(self, state, actions) -> list:
         """One key per ground action of ``actions`` (applicable in ``state``)."""
-        schemas, args = self.rows(actions)
         if not self.enabled or not self.groups:
             return list(range(len(actions)))
         if self._last[0] != state.get_index():
@@ -134,6 +133,7 @@ class SymmetricActions:
         members = self._last[1]
         if not members:
             return list(range(len(actions)))
+        schemas, args = self.rows(actions)
         keys = []
         for schema, row in zip(schemas.tolist(), args.tolist()):
             seen: dict[int, int] = {}  # argument -> the class member it is renamed to
