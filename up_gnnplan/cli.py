@@ -493,8 +493,9 @@ def export(checkpoint, output, check, ship_name):
               help="Mode auto: the policy also gives up after this many times FF's estimate of the initial state's "
                    "cost plus 50 steps, leaving the time left to the fallback; 0: off.")
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
-              help="The value policy values one successor per class of symmetric actions (actions that differ by "
-                   "interchangeable objects, such as Spanner's spanners): exact, and fewer states to value.")
+              help="One successor per class of symmetric actions (actions that differ by interchangeable objects, "
+                   "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
+                   "fewer states to value.")
 @click.option("--plan-file", type=click.Path(dir_okay=False), help="Write the plan here instead of printing it.")
 @click.option("--grounding-model", help="Mode ground: a goal-grounding model's name or ONNX file (default: the shipped "
                                         "one of the domain).")

@@ -14,7 +14,7 @@ import pytest
 from up_gnnplan.problems import load_task
 from up_gnnplan.models_zoo import find_model
 from up_gnnplan.runtime import load_value_function
-from up_gnnplan.search import Inputs, Status, policy_rollout
+from up_gnnplan.search import Inputs, Status, gbfs, policy_rollout
 from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import successors
 from search_cases import assert_valid_up_plan, task_of  # noqa: E402
@@ -116,3 +116,123 @@ def test_the_engine_param_turns_it_on_and_the_plan_is_validated(gripper6):
         assert result.status is S.SOLVED_SATISFICING
         evaluated[symmetry] = int(result.metrics["evaluated"])
     assert evaluated[True] < evaluated[False] / 2
+
+
+def test_gbfs_keeps_one_successor_per_class_and_finds_a_valid_plan(gripper6):
+    value_fn = load_value_function(find_model(gripper6.signature, "value"))
+    pruned = gbfs(gripper6, value_fn, symmetry=True)
+    full = gbfs(gripper6, value_fn, symmetry=False)
+    assert pruned.status is full.status is Status.SOLVED
+    assert 2 * pruned.evaluated <= full.evaluated
+    assert_valid_up_plan(gripper6, pruned)
+
+
+def test_an_unsolvable_task_is_proven_so_up_to_symmetry(tmp_path):
+    from up_gnnplan.data import example
+
+    # b1 in both rooms at once: unreachable; b2..b4 stay interchangeable, so the proof is up to them.
+    problem = tmp_path / "never.pddl"
+    problem.write_text("""(define (problem never) (:domain gripper)
+  (:objects rooma roomb - room b1 b2 b3 b4 - ball left right - gripper)
+  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma) (free left) (free right))
+  (:goal (and (at b1 roomb) (at b1 rooma) (at b2 roomb) (at b3 roomb) (at b4 roomb))))""")
+    task = load_task(example("gripper"), problem)
+    value_fn = load_value_function(find_model(task.signature, "value"))
+    pruned = gbfs(task, value_fn, symmetry=True)
+    full = gbfs(task, value_fn, symmetry=False)
+    assert pruned.status is full.status is Status.UNSOLVABLE
+    assert "up to symmetric objects" in pruned.message and "up to" not in full.message
+    # States met again along other paths, up to renaming the balls and the grippers, are not expanded again.
+    assert 4 * pruned.expanded < full.expanded
+
+
+HALL_DOMAIN = """(define (domain hall) (:requirements :strips :typing) (:types room)
+  (:constants hall - room)
+  (:predicates (at ?r - room) (visited ?r - room) (done))
+  (:action go :parameters (?from ?to - room) :precondition (at ?from)
+    :effect (and (not (at ?from)) (at ?to) (visited ?to)))
+  (:action finish :parameters () :precondition (visited hall) :effect (done)))
+"""
+HALL_PROBLEM = """(define (problem p) (:domain hall) (:objects start r1 r2 - room)
+  (:init (at start)) (:goal (done)))
+"""
+
+
+def test_a_domain_constant_is_never_interchangeable(tmp_path):
+    # hall, r1 and r2 look alike in every atom, but the action 'finish' names hall: going there
+    # is not the same as going to r1, so hall must stay apart while r1 and r2 stay together.
+    (tmp_path / "domain.pddl").write_text(HALL_DOMAIN)
+    (tmp_path / "p.pddl").write_text(HALL_PROBLEM)
+    task = load_task(tmp_path / "domain.pddl", tmp_path / "p.pddl")
+    symmetric = SymmetricActions(task, Inputs(task))
+    names = task.object_names
+    assert [sorted(names[o] for o in group) for group in symmetric.groups] == [["r1", "r2", "start"]]
+    assert sorted(names[o] for o in symmetric.classes(task.initial_state())) == ["r1", "r2"]
+    goes = [a for a, _, _ in successors(task.initial_state())]
+    kept = symmetric.representatives(task.initial_state(), goes)
+    assert len(goes) == 4 and len(kept) == 3  # to start, to hall, to one of r1 and r2
+
+
+def test_policy_best_first_keeps_one_successor_per_class_at_the_summed_probability(gripper6):
+    from up_gnnplan.search import policy_best_first
+    from up_gnnplan.search.action_policy import _by_class, _log_softmax
+
+    state = gripper6.initial_state()
+    actions = state.generate_applicable_actions()
+    log_pi = _log_softmax(np.zeros(len(actions)))  # a uniform policy
+    kept, surprise = _by_class(SymmetricActions(gripper6, Inputs(gripper6)), state, actions, log_pi, None)
+    picks = [i for i, a in enumerate(kept) if a.get_action().get_name() == "pick"]
+    assert len(picks) == 1
+    assert surprise[picks[0]] == pytest.approx(-np.log(12 / len(actions)))  # 12 picks of 6 balls x 2 grippers
+
+    def uniform(state_input, action_input):
+        return np.zeros(len(action_input.schema))
+
+    pruned = policy_best_first(gripper6, uniform, symmetry=True)
+    full = policy_best_first(gripper6, uniform, symmetry=False)
+    assert pruned.status is full.status is Status.SOLVED
+    assert pruned.expanded < full.expanded
+    assert_valid_up_plan(gripper6, pruned)
+
+
+def test_canonical_keys_merge_exactly_states_that_are_the_same_up_to_renaming(tmp_path):
+    from itertools import permutations
+
+    from up_gnnplan.data import example
+
+    problem = tmp_path / "p4.pddl"
+    problem.write_text("""(define (problem p4) (:domain gripper)
+  (:objects rooma roomb - room b1 b2 b3 b4 - ball left right - gripper)
+  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma) (free left) (free right))
+  (:goal (and (at b1 roomb) (at b2 roomb) (at b3 roomb) (at b4 roomb))))""")
+    task = load_task(example("gripper"), problem)
+    inputs = Inputs(task)
+    symmetric = SymmetricActions(task, inputs)
+    names = task.object_names
+    balls, grippers = ["b1", "b2", "b3", "b4"], ["left", "right"]
+
+    def orbit(state):  # brute force: the least renamed atom set over all renamings of balls and grippers
+        atoms = inputs.atoms.fluent(state).as_strings(task.signature, names)
+        best = None
+        for b in permutations(balls):
+            for g in permutations(grippers):
+                rename = dict(zip(balls + grippers, b + g))
+                renamed = sorted(",".join(rename.get(x, x) for x in a.replace("(", ",").rstrip(")").split(","))
+                                 for a in atoms)
+                best = renamed if best is None or renamed < best else best
+        return tuple(best)
+
+    states, seen = [task.initial_state()], {task.initial_state().get_index()}
+    for state in states:  # the whole reachable space, breadth first
+        for _, child, _ in successors(state):
+            if child.get_index() not in seen:
+                seen.add(child.get_index())
+                states.append(child)
+    key_orbits, orbit_keys = defaultdict(set), defaultdict(set)
+    for state in states:
+        key, found = symmetric.canonical(state), orbit(state)
+        key_orbits[key].add(found)
+        orbit_keys[found].add(key)
+    assert all(len(found) == 1 for found in key_orbits.values())  # never two different states under one key
+    assert len(key_orbits) == len(orbit_keys)  # and here, one key per class of states
+    assert len(states) > 4 * len(key_orbits)

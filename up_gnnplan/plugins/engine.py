@@ -20,11 +20,12 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   estimate of the initial state's cost plus 50 steps (at most ``max_steps``), leaving the rest of
   the time to the fallback (4, the default; 0: off, the policy walks up to ``max_steps``;
   measured on the 330 tasks of the standing comparison, benchmarks/RESULTS.md);
-- ``symmetry``: the value policy values one successor of each class of symmetric actions
-  (actions whose arguments differ by swapping interchangeable objects, such as Spanner's
-  spanners: their successors are the same state up to renaming, so a model gives them one value;
-  exact, :mod:`up_gnnplan.search.symmetry`; True, the default: Spanner 5/5 against 2/5 on problems
-  3-10x the training size, benchmarks/RESULTS.md; False values every successor);
+- ``symmetry``: one successor of each class of symmetric actions (actions whose arguments
+  differ by swapping interchangeable objects, such as Spanner's spanners: their successors are
+  the same state up to renaming, so a model gives them one value and they reach a goal alike):
+  the value policy values one, GBFS and policy-best-first keep one (the latter at the class's
+  summed probability); exact, :mod:`up_gnnplan.search.symmetry`; True, the default: Spanner 5/5
+  against 2/5 on problems 3-10x the training size, benchmarks/RESULTS.md; False: every successor);
 - ``threads``: onnxruntime intra-op threads (1);
 - ``memory_mb``: the limit on the process's resident memory (default: derived from the
   machine, see :mod:`up_gnnplan.limits`; 0: no limit);
@@ -344,7 +345,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                 kwargs = {"max_steps": self.max_steps} if name in ("policy", "action-policy") else {}
                 if kwargs and self.mode == "auto" and self.astray_factor:
                     kwargs["max_steps"] = self._astray_steps(task, limits, messages)
-                if name == "policy":
+                if name != "action-policy":  # its scores need no successor states to be valued
                     kwargs["symmetry"] = self.symmetry
                 began = time.perf_counter()
                 result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)

@@ -305,6 +305,12 @@ class Task:
     def num_objects(self) -> int:
         return len(self.objects)
 
+    @property
+    def constant_ids(self) -> set[int]:
+        """Our ids of the domain's constants (action schemas may name them)."""
+        return {self._mimir_object_id[c.get_index()] for c in self.mimir_domain.get_constants()
+                if c.get_index() in self._mimir_object_id}
+
 
 def load_task(domain: str | Path, problem: str | Path, **task_options) -> Task:
     """Load PDDL files (:func:`~up_gnnplan.problems.loading.load_pddl`) and return a checked :class:`Task`."""

@@ -11,7 +11,10 @@ one successor graph per action.
   stops at a goal, at the step limit, or when every successor has been visited.
 - :func:`policy_best_first` expands states in order of the summed negative log-probabilities
   ``-log softmax(preferences)`` of the actions leading to them: complete on finite spaces, it
-  is the fallback for models without a value head.
+  is the fallback for models without a value head. With ``symmetry`` (the default) it keeps one
+  successor per class of symmetric actions (:mod:`.symmetry`: the others are the same state up
+  to renaming objects), at the class's summed probability: the policy's probability of moving
+  to that state, which k interchangeable actions otherwise split k ways.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ import numpy as np
 
 from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
-from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, stopped
 from up_gnnplan.search.ff import FFHeuristic
+from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.actions import ActionRows
 from up_gnnplan.states.successors import CHUNK_ACTIONS, is_goal
 
@@ -94,24 +98,35 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 
 
 def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
-                      inputs: Inputs | None = None) -> SearchResult:
+                      inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
     """Best-first search on the summed ``-log pi(a|s)`` of the path (see the module docstring)."""
-    return _policy_best_first(task, scorer, False, time_limit, limits, inputs)
+    return _policy_best_first(task, scorer, False, time_limit, limits, inputs, symmetry)
 
 
 def dual_policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
-                           inputs: Inputs | None = None) -> SearchResult:
+                           inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
     """:func:`policy_best_first` alternating with a second open list ordered by the FF heuristic
     (as :func:`~up_gnnplan.search.gbfs.dual_gbfs` does for value functions)."""
-    return _policy_best_first(task, scorer, True, time_limit, limits, inputs)
+    return _policy_best_first(task, scorer, True, time_limit, limits, inputs, symmetry)
 
 
-def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inputs) -> SearchResult:
+def _by_class(symmetric, state, actions, log_pi: np.ndarray, check) -> tuple[list, np.ndarray]:
+    """The first action of each symmetry class and the class's ``-log`` of its summed probability."""
+    members: dict = {}  # key -> indices of its actions
+    for j, key in enumerate(symmetric.keys_of(state, actions, check)):
+        members.setdefault(key, []).append(j)
+    firsts = [indices[0] for indices in members.values()]
+    surprise = np.array([-np.logaddexp.reduce(log_pi[indices]) for indices in members.values()])
+    return [actions[j] for j in firsts], surprise
+
+
+def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inputs, symmetry) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
+        symmetric = SymmetricActions(task, inputs) if symmetry else None
         generate = limits.uninterruptible(GENERATING)
         ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
         root = task.initial_state()
@@ -145,8 +160,12 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                 continue
             where = f"expansion {expanded}"
             limits.check(f"after generating the {len(actions):,} applicable actions of {where}")
-            surprise = -_log_softmax(_score(scorer, inputs, rows, state, actions, limits, where))
+            log_pi = _log_softmax(_score(scorer, inputs, rows, state, actions, limits, where))
             evaluated += len(actions)
+            if symmetric is not None and symmetric.enabled and symmetric.groups:
+                actions, surprise = _by_class(symmetric, state, actions, log_pi, limits.check)
+            else:
+                surprise = -log_pi
             priority = surprise_of[state.get_index()]
             for j, (action, extra) in enumerate(zip(actions, surprise.tolist())):
                 if j % CHUNK_ACTIONS == 0:
@@ -161,4 +180,4 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
-                        f"all {len(parents)} reachable states explored without reaching a goal" + (f"; {note}" if note else ""))
+                        exhausted(len(parents), symmetric, note))

@@ -59,3 +59,10 @@ def stopped(error: LimitReached, actions, cost: float, expanded: int, evaluated:
     """Return the result of a search that a limit stopped."""
     status = Status.MEMOUT if isinstance(error, MemoryLimitReached) else Status.TIMEOUT
     return SearchResult(status, actions, cost, expanded, evaluated, limits.deadline.elapsed(), str(error))
+
+
+def exhausted(states: int, symmetric, note: str = "") -> str:
+    """The message of a search that exhausted the reachable states (up to symmetry, when
+    ``symmetric`` pruned successors) without reaching a goal."""
+    up_to = " (up to symmetric objects)" if symmetric is not None and symmetric.enabled and symmetric.groups else ""
+    return f"all {states} reachable states{up_to} explored without reaching a goal" + (f"; {note}" if note else "")

@@ -11,8 +11,13 @@ over 90% of the search's time went into 20-30 FF values per expansion). A state 
 dead end is not expanded.
 
 Complete on finite state spaces: it either finds a plan or proves, by exhausting the reachable
-states, that none exists. The fresh successors of an expansion are valued in chunks
-(:mod:`up_gnnplan.runtime.chunks`); the solve's time and memory limits are checked before each
+states, that none exists. With ``symmetry`` (the default), an expansion keeps one successor of
+each class of symmetric actions (:mod:`.symmetry`): the others are the same state up to renaming
+interchangeable objects, so they would get the same value and reach a goal alike; and duplicates
+are detected on the states' canonical keys, so a state met again up to renaming, along another
+path, is not valued again. Completeness holds up to that renaming.
+
+The fresh successors of an expansion are valued in chunks (:mod:`up_gnnplan.runtime.chunks`); the solve's time and memory limits are checked before each
 expansion and each chunk, so a growing frontier ends in ``MEMOUT`` instead of exhausting the
 machine.
 """
@@ -24,49 +29,55 @@ import itertools
 
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
-from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, stopped
 from up_gnnplan.search.ff import FFHeuristic
+from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import Successors, is_goal
 
 
-def _plan(parents, state_index):
+def _plan(parents, state_key):
     actions, cost = [], 0.0
-    while parents[state_index] is not None:
-        state_index, action, step_cost = parents[state_index]
+    while parents[state_key] is not None:
+        state_key, action, step_cost = parents[state_key]
         actions.append(action)
         cost += step_cost
     return actions[::-1], cost
 
 
 def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
-         limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+         limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
     """Search from the initial state of ``task``, always expanding the state of lowest value.
 
-    ``limits`` (time and memory) take precedence over ``time_limit``.
+    ``limits`` (time and memory) take precedence over ``time_limit``; ``symmetry``: one successor
+    per class of symmetric actions (see the module docstring).
     """
-    return _best_first(task, value_fn, False, time_limit, max_expansions, limits, inputs)
+    return _best_first(task, value_fn, False, time_limit, max_expansions, limits, inputs, symmetry)
 
 
 def dual_gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
-              limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
+              limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
     """Search from the initial state of ``task``, expanding in turn the state of lowest learned
     value and the state of lowest FF value (see the module docstring)."""
-    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs)
+    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs, symmetry)
 
 
-def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, limits, inputs) -> SearchResult:
+def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, limits, inputs,
+                symmetry: bool) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, closed = {}, set()
     try:
         inputs = inputs or Inputs(task)
+        symmetric = SymmetricActions(task, inputs) if symmetry else None
+        key = symmetric.canonical if symmetric is not None else (lambda s: s.get_index())
         evaluate = ChunkedEvaluator(value_fn, limits)
         generate = limits.uninterruptible(GENERATING)
         ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
         root = task.initial_state()
-        parents[root.get_index()] = None
+        root_key = key(root)
+        parents[root_key] = None
         tie = itertools.count()
-        queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
+        queues = [[(0.0, next(tie), root_key, root)]] + ([[(0.0, 0.0, next(tie), root_key, root)]] if ff else [])
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
@@ -75,12 +86,12 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                                     f"expansion limit of {max_expansions} reached")
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
-            state = heapq.heappop(queue)[-1]
-            if state.get_index() in closed:  # expanded already, from the other list
+            *_, state_key, state = heapq.heappop(queue)
+            if state_key in closed:  # expanded already, from the other list
                 continue
-            closed.add(state.get_index())
+            closed.add(state_key)
             if is_goal(task, state):
-                actions, cost = _plan(parents, state.get_index())
+                actions, cost = _plan(parents, state_key)
                 return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed(), note)
             h = ff(state) if ff is not None else 0.0  # deferred: one FF value per expansion, for its children
             if h is None:  # FF proves the state a dead end
@@ -88,21 +99,24 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             expanded += 1
             children = generate(lambda: Successors(state), f"expansion {expanded}")
             what = f"the {len(children):,} successors of expansion {expanded}"
+            if symmetric is not None:
+                children = Successors(state, actions=symmetric.representatives(state, children.actions, limits.check))
             for chunk in children:
                 limits.check(f"while generating {what}")
                 fresh = []
                 for action, child, cost in chunk:
-                    if child.get_index() not in parents:
-                        parents[child.get_index()] = (state.get_index(), action, cost)
-                        fresh.append(child)
+                    child_key = key(child)
+                    if child_key not in parents:
+                        parents[child_key] = (state_key, action, cost)
+                        fresh.append((child_key, child))
                 if fresh:
-                    values = evaluate(fresh, inputs, what)
+                    values = evaluate([child for _, child in fresh], inputs, what)
                     evaluated += len(fresh)
-                    for value, child in zip(values.tolist(), fresh):
-                        heapq.heappush(queues[0], (value, next(tie), child))
+                    for value, (child_key, child) in zip(values.tolist(), fresh):
+                        heapq.heappush(queues[0], (value, next(tie), child_key, child))
                         if ff is not None:  # the parent's FF value, the learned value breaking ties
-                            heapq.heappush(queues[1], (h, value, next(tie), child))
+                            heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
-                        f"all {len(parents)} reachable states explored without reaching a goal" + (f"; {note}" if note else ""))
+                        exhausted(len(parents), symmetric, note))

@@ -15,7 +15,22 @@ b)``), checked against one representative per class. Two actions whose arguments
 permutation within classes are related by an automorphism of the state and the goal, so their
 successors are isomorphic: the key of an action renames the k-th distinct argument of a class to
 the class's k-th member. Goals with existential quantifiers are left alone (their quantified part
-is not in the atoms checked).
+is not in the atoms checked), and so are the domain's constants (an action schema may name one).
+
+The same renaming maps every plan from one such successor to a plan from the other: it keeps
+the static atoms, the goal and the action schemas, so the two successors reach a goal alike.
+Searches may therefore keep one successor per class (:func:`~up_gnnplan.search.gbfs.gbfs` and
+:func:`~up_gnnplan.search.action_policy.policy_best_first` do, with ``symmetry=True``) and stay
+complete: a reachable space exhausted up to symmetry still proves a task unsolvable.
+
+Symmetric states are met along different paths too (Gripper: ``pick b1`` then ``pick b2``, or
+the other way round, or any two of the balls). :meth:`SymmetricActions.canonical` renames a
+state's objects within their task-wide groups into an order read off the state (each object's
+atoms, its neighbours' groups), and the searches detect duplicates on the renamed atoms, as
+orbit search does (Domshlak, Katz & Shleyfman 2015). Equal keys mean the same state up to a
+renaming within the groups, which keeps the task's static atoms, goal and schemas: pruning on
+them is exact. Objects the order cannot tell apart are renamed in index order, so some
+symmetric states keep different keys: a missed duplicate costs time, never completeness.
 
 Objects are first grouped by what is constant over the task (static, type and goal atoms), once;
 a state only splits those groups, and a group is compared with at most :data:`MAX_CLASSES`
@@ -24,11 +39,13 @@ representatives (objects past that stay apart: a missed symmetry costs time, nev
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 
 import numpy as np
 
 from up_gnnplan.states.actions import ActionRows
+from up_gnnplan.states.successors import CHUNK_ACTIONS
 
 # A group of objects is compared with at most this many representatives per state.
 MAX_CLASSES = 32
@@ -109,13 +126,22 @@ class SymmetricActions:
             static |= more
             for o, near in more_of.items():
                 static_of[o] = static_of.get(o, []) + near
-        # Groups of objects interchangeable in every state as far as the task's constant atoms go.
-        self.groups = [g for g in _split([list(range(task.num_objects))], static, static_of) if len(g) > 1]
+        # Groups of objects interchangeable in every state as far as the task's constant atoms go;
+        # the domain's constants stay apart.
+        constants = task.constant_ids
+        movable = [o for o in range(task.num_objects) if o not in constants]
+        self.groups = [g for g in _split([movable], static, static_of) if len(g) > 1]
+        self._colour = list(range(task.num_objects))
+        for number, group in enumerate(self.groups):
+            for o in group:
+                self._colour[o] = -1 - number
         self._last: tuple = (None, {})  # (state index, its classes): a step's chunks share them
 
     def classes(self, state) -> dict[int, list[int]]:
         """Per object of a non-trivial class in ``state``: the class's members, in order."""
         fluent = self.atoms.fluent(state)
+        if self.atoms.hides_fluent_atoms():  # an atom not checked could tell two objects apart
+            return {}
         atoms, of_object = _atom_sets(fluent.pred, fluent.args, 3)
         members = {}
         for group in _split(self.groups, atoms, of_object):
@@ -150,3 +176,56 @@ class SymmetricActions:
                 renamed.append(seen[o])
             keys.append((schema, *renamed))
         return keys
+
+    def canonical(self, state):
+        """A key of ``state`` shared only by states that are the same up to renaming objects within
+        the task's groups (and by many, not all, of those): the digest of its renamed atoms, or
+        the state's index when there is nothing to rename."""
+        if not self.enabled or not self.groups:
+            return state.get_index()
+        fluent = self.atoms.fluent(state)
+        if self.atoms.hides_fluent_atoms():  # an atom the key would not see could tell two states apart
+            return state.get_index()
+        pred, args = fluent.pred.tolist(), fluent.args.tolist()
+        rows_of: dict[int, list] = defaultdict(list)  # object of a group -> (predicate, its position, row)
+        for p, row in zip(pred, args):
+            for i, o in enumerate(row):
+                if o >= 0 and self._colour[o] < 0:
+                    rows_of[o].append((p, i, row))
+        # Groups are renamed in turn; an object's order key reads its neighbours' new names where
+        # their group is done, else their group's colour (an object outside the groups: itself).
+        colour = list(self._colour)
+        rename = np.arange(len(colour) + 1, dtype=np.int64)
+        rename[-1] = -1  # padding (-1) stays padding
+        for group in self.groups:
+            def order(o):
+                return sorted((p, i, *(colour[x] if x >= 0 else -1 for x in row)) for p, i, row in rows_of.get(o, ())), o
+            for new_name, o in zip(group, sorted(group, key=order)):
+                rename[o] = new_name
+            for o in group:
+                colour[o] = int(rename[o])
+        renamed = rename[fluent.args] if len(args) else fluent.args.astype(np.int64)
+        rows = np.concatenate([fluent.pred[:, None].astype(np.int64), renamed], axis=1)
+        rows = rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
+        # 16 bytes per state however many atoms (a search keeps one key per state it met); two
+        # different atom sets share a digest with probability 2^-128.
+        return hashlib.blake2b(rows.astype(np.int32).tobytes(), digest_size=16).digest()
+
+    def keys_of(self, state, actions, check=None) -> list:
+        """:meth:`keys` of any number of ``actions``, in chunks with ``check(what)`` (a solve's
+        limits) called between them."""
+        keys = []
+        for start in range(0, len(actions), CHUNK_ACTIONS):
+            if start and check is not None:
+                check(f"while grouping the {len(actions):,} applicable actions into symmetry classes")
+            keys += self.keys(state, actions[start:start + CHUNK_ACTIONS])
+        return keys
+
+    def representatives(self, state, actions, check=None) -> list:
+        """The first action of each class among ``actions`` (applicable in ``state``), in their order."""
+        if not self.enabled or not self.groups:
+            return list(actions)
+        first: dict = {}
+        for action, key in zip(actions, self.keys_of(state, actions, check)):
+            first.setdefault(key, action)
+        return list(first.values())

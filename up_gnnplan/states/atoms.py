@@ -131,6 +131,11 @@ class StateAtoms:
         keep = pred >= 0
         return Atoms(pred[keep], self._fluent_args[indices[keep]])
 
+    def hides_fluent_atoms(self) -> bool:
+        """Whether some fluent atom seen so far is not among the model's atoms (its predicate is
+        not in the signature): states that differ only there look the same here."""
+        return bool((self._fluent_pred == -1).any())
+
     def of(self, state) -> Atoms:
         """Return all atoms of a pymimir state a model sees: static, type and fluent ones."""
         return Atoms.concat([self.static, self.fluent(state)], self.width)

@@ -18,12 +18,13 @@ class Successors:
 
     Iterating yields lists of ``(ground action, successor state, action cost)``. The applicable
     actions are generated at once (pymimir has no lazy generator); applying them is what takes
-    time, so a search can check its limits between chunks.
+    time, so a search can check its limits between chunks. ``actions``: these applicable actions
+    only (for example one per class of symmetric actions) instead of all of them.
     """
 
-    def __init__(self, state, size: int = CHUNK_ACTIONS):
+    def __init__(self, state, size: int = CHUNK_ACTIONS, actions: list | None = None):
         self.state, self.size = state, size
-        self.actions = state.generate_applicable_actions()
+        self.actions = state.generate_applicable_actions() if actions is None else actions
 
     def __len__(self) -> int:
         return len(self.actions)
