@@ -9,8 +9,14 @@ from it in a later session, with the same command) and ``--snapshot-minutes`` wr
 model so far at each mark. Each snapshot is then run in the engine's default mode on the test
 sets of the domain, 60 s per task, beside the shipped file on the same tasks.
 
-``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits]``
-    the training, in the background; the same command continues a stopped run.
+``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits] [--judge policy|error]``
+    the training, in the background; the same command continues a stopped run. ``--judge policy``
+    (the default) chooses the best epoch by the greedy policy on ``JUDGE``'s generated problems,
+    larger than training and apart from every test set (``gnnplan train --validation-problem``:
+    most solved, then fewest steps, then the validation error); ``--judge error`` by the
+    validation error on optimal-plan files alone, as the Logistics and Transport curves were run
+    (Transport's validation error stopped falling at epoch 5, so the error could not tell later
+    epochs apart).
 ``test DOMAIN [--only MARK,...]``
     exports every snapshot there is (and the final model) and runs ``gnnplan compare`` on the
     domain's test sets into ``training_curve/DOMAIN/SET/MARK/`` (``--resume``: run it again as
@@ -47,6 +53,31 @@ SETS = {"logistics": ("logistics-large", "logistics-larger"), "transport": ("tra
         "blocksworld": ("blocksworld", "blocksworld-large")}
 
 
+# The judge problems of --judge policy: (generator, size parameters, count), seed JUDGE_SEED; 2-3x the
+# largest expanded training problem, below the test sets' sizes.
+JUDGE = {"blocksworld": ("blocksworld", (({"blocks": 12}, 2), ({"blocks": 16}, 2))),
+         "logistics": ("logistics", (({"cities": 3, "city_size": 3, "packages": 6, "airplanes": 1}, 2),
+                                     ({"cities": 4, "city_size": 3, "packages": 8, "airplanes": 2}, 2))),
+         "transport": ("transport", (({"vehicles": 2, "packages": 6, "locations": 10}, 2),
+                                     ({"vehicles": 3, "packages": 8, "locations": 14}, 2)))}
+JUDGE_SEED = 4242
+
+
+def judge_problems(domain: str) -> list[str]:
+    """Generate (once) the judge problems of ``domain`` and return the ``--validation-problem`` options."""
+    generator, sizes = JUDGE[domain]
+    folder = WORK / domain / "judge"
+    options = []
+    for i, (params, count) in enumerate(sizes):
+        target = folder / str(i)
+        if not (target / "domain.pddl").is_file():
+            run(["gnnplan", "generate", generator, "-o", target, "--count", count, "--seed", JUDGE_SEED + i,
+                 *[a for k, v in params.items() for a in ("-p", f"{k}={v}")]], LOG)
+        options += [a for f in sorted(target.glob("*.pddl")) if f.name != "domain.pddl"
+                    for a in ("--validation-problem", f)]
+    return ["--validation-domain", folder / "0" / "domain.pddl", *options]
+
+
 def test_set(name: str) -> tuple[Path, list[Path]]:
     """The domain file and the problems of a test set."""
     if name.endswith("-larger"):
@@ -62,6 +93,8 @@ def checkpoint(domain: str, head: str) -> Path:
 def train(args) -> None:
     data, extra, validation = datasets(args.domain, optimal=3, most=40, reuse=True)
     (OUT / args.domain).mkdir(parents=True, exist_ok=True)
+    if args.judge == "policy":
+        validation += judge_problems(args.domain)
     run(["gnnplan", "train", data, *extra, "-o", checkpoint(args.domain, args.head), "--head", args.head,
          "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "--patience", args.patience, *validation,
          "--state", OUT / args.domain / "state.safetensors", "--snapshot-minutes", args.marks], LOG)
@@ -187,6 +220,9 @@ def main():
     parser.add_argument("--marks", default="5,15,30,60", help="snapshot minutes")
     parser.add_argument("--head", default="logits")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judge", choices=["policy", "error"], default="policy",
+                        help="train: choose the best epoch by the greedy policy on JUDGE's larger problems, "
+                        "or by the validation error alone")
     parser.add_argument("--patience", type=int, default=1000, help="epochs without improvement before stopping "
                         "(large: the curve wants the whole budget)")
     parser.add_argument("--timeout", type=float, default=60.0)
