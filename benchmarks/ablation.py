@@ -406,7 +406,8 @@ def domain_results(name: str, archs: list[str], training: dict, speeds: dict) ->
                "speed_error": speeds.get(name, {}).get("errors", {}).get(arch)}
         records = read_results(OUT / "compare" / name / arch / "results.jsonl")
         for engine, key in (("gnnplan:policy", "policy"), ("gnnplan:auto", "default")):
-            mine = [r for r in records if r["engine"] == engine]
+            # One record per problem, the last (a rerun with other params appends; it replaces).
+            mine = list({r["problem"]: r for r in records if r["engine"] == engine}.values())
             row[key] = {"tasks": len(mine), "solved": sorted(r["problem"] for r in mine if r["solved"] and r["valid"]),
                         "plan_length": {r["problem"]: r["plan_length"] for r in mine if r["solved"] and r["valid"]},
                         "statuses": {r["problem"]: r["status"] for r in mine}}
