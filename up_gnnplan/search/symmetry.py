@@ -198,9 +198,9 @@ class SymmetricActions:
         rename = np.arange(len(colour) + 1, dtype=np.int64)
         rename[-1] = -1  # padding (-1) stays padding
         for group in self.groups:
-            def order(o):
-                return sorted((p, i, *(colour[x] if x >= 0 else -1 for x in row)) for p, i, row in rows_of.get(o, ())), o
-            for new_name, o in zip(group, sorted(group, key=order)):
+            described = {o: sorted((p, i, *(colour[x] for x in row if x >= 0)) for p, i, row in rows_of.get(o, ()))
+                         for o in group}
+            for new_name, o in zip(group, sorted(group, key=lambda o: (described[o], o))):
                 rename[o] = new_name
             for o in group:
                 colour[o] = int(rename[o])
