@@ -497,7 +497,9 @@ def report(args) -> None:
     for name in domains:
         archs = results["domains"][name]["archs"]
         count = len(results["domains"][name]["sizes"].get("test", []))
-        best = max((len(archs[a]["policy"]["solved"]) for a in args.archs if archs[a]["policy"]["tasks"]), default=-1)
+        # The best: most solved by the greedy policy, ties broken by the default mode.
+        best = max(((len(archs[a]["policy"]["solved"]), len(archs[a]["default"]["solved"])) for a in args.archs
+                    if archs[a]["policy"]["tasks"]), default=None)
         cells = []
         for arch in args.archs:
             policy, default = archs[arch]["policy"], archs[arch]["default"]
@@ -506,7 +508,7 @@ def report(args) -> None:
                 continue
             solved = len(policy["solved"])
             text = f"{solved} ({len(default['solved'])})" + (f" of {policy['tasks']} so far" if policy["tasks"] < count else "")
-            cells.append(f"**{text}**" if solved == best else text)
+            cells.append(f"**{text}**" if (solved, len(default["solved"])) == best and any(best) else text)
         lines.append(f"| {name} ({count}) | " + " | ".join(cells) + " |")
     lines += ["", "## Training and run time", "",
               "Minutes of training (to the best epoch), epochs, training states/s, parameters, evaluated states/s "
