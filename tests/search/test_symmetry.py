@@ -118,6 +118,18 @@ def test_the_engine_param_turns_it_on_and_the_plan_is_validated(gripper6):
     assert evaluated[True] < evaluated[False] / 2
 
 
+def gripper4(folder, goal: str):
+    """Load Gripper with 4 balls in rooma and ``goal``."""
+    from up_gnnplan.data import example
+
+    problem = folder / "p4.pddl"
+    problem.write_text(f"""(define (problem p4) (:domain gripper)
+  (:objects rooma roomb - room b1 b2 b3 b4 - ball left right - gripper)
+  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma) (free left) (free right))
+  (:goal {goal}))""")
+    return load_task(example("gripper"), problem)
+
+
 def test_gbfs_keeps_one_successor_per_class_and_finds_a_valid_plan(gripper6):
     value_fn = load_value_function(find_model(gripper6.signature, "value"))
     pruned = gbfs(gripper6, value_fn, symmetry=True)
@@ -128,15 +140,8 @@ def test_gbfs_keeps_one_successor_per_class_and_finds_a_valid_plan(gripper6):
 
 
 def test_an_unsolvable_task_is_proven_so_up_to_symmetry(tmp_path):
-    from up_gnnplan.data import example
-
     # b1 in both rooms at once: unreachable; b2..b4 stay interchangeable, so the proof is up to them.
-    problem = tmp_path / "never.pddl"
-    problem.write_text("""(define (problem never) (:domain gripper)
-  (:objects rooma roomb - room b1 b2 b3 b4 - ball left right - gripper)
-  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma) (free left) (free right))
-  (:goal (and (at b1 roomb) (at b1 rooma) (at b2 roomb) (at b3 roomb) (at b4 roomb))))""")
-    task = load_task(example("gripper"), problem)
+    task = gripper4(tmp_path, "(and (at b1 roomb) (at b1 rooma) (at b2 roomb) (at b3 roomb) (at b4 roomb))")
     value_fn = load_value_function(find_model(task.signature, "value"))
     pruned = gbfs(task, value_fn, symmetry=True)
     full = gbfs(task, value_fn, symmetry=False)
@@ -198,14 +203,7 @@ def test_policy_best_first_keeps_one_successor_per_class_at_the_summed_probabili
 def test_canonical_keys_merge_exactly_states_that_are_the_same_up_to_renaming(tmp_path):
     from itertools import permutations
 
-    from up_gnnplan.data import example
-
-    problem = tmp_path / "p4.pddl"
-    problem.write_text("""(define (problem p4) (:domain gripper)
-  (:objects rooma roomb - room b1 b2 b3 b4 - ball left right - gripper)
-  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma) (free left) (free right))
-  (:goal (and (at b1 roomb) (at b2 roomb) (at b3 roomb) (at b4 roomb))))""")
-    task = load_task(example("gripper"), problem)
+    task = gripper4(tmp_path, "(and (at b1 roomb) (at b2 roomb) (at b3 roomb) (at b4 roomb))")
     inputs = Inputs(task)
     symmetric = SymmetricActions(task, inputs)
     names = task.object_names
