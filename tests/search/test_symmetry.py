@@ -185,7 +185,7 @@ def test_policy_best_first_keeps_one_successor_per_class_at_the_summed_probabili
     state = gripper6.initial_state()
     actions = state.generate_applicable_actions()
     log_pi = _log_softmax(np.zeros(len(actions)))  # a uniform policy
-    kept, surprise = _by_class(SymmetricActions(gripper6, Inputs(gripper6)), state, actions, log_pi, None)
+    kept, surprise = _by_class(SymmetricActions(gripper6, Inputs(gripper6)).keys(state, actions), actions, log_pi)
     picks = [i for i, a in enumerate(kept) if a.get_action().get_name() == "pick"]
     assert len(picks) == 1
     assert surprise[picks[0]] == pytest.approx(-np.log(12 / len(actions)))  # 12 picks of 6 balls x 2 grippers
@@ -234,3 +234,22 @@ def test_canonical_keys_merge_exactly_states_that_are_the_same_up_to_renaming(tm
     assert all(len(found) == 1 for found in key_orbits.values())  # never two different states under one key
     assert len(key_orbits) == len(orbit_keys)  # and here, one key per class of states
     assert len(states) > 4 * len(key_orbits)
+
+
+def test_a_search_drops_symmetry_when_its_first_states_merge_none(gripper6, monkeypatch):
+    from up_gnnplan.search import symmetry
+
+    monkeypatch.setattr(symmetry, "TRIAL_STATES", 3)
+    root = gripper6.initial_state()
+    children = {str(a): s for a, s, _ in successors(root)}
+    move, pick1, pick2 = (children["(move rooma roomb)"], children["(pick b1 rooma left)"],
+                          children["(pick b2 rooma left)"])
+    searched = symmetry.SearchSymmetry(gripper6, Inputs(gripper6))
+    keys = [searched.key(s) for s in (root, move, pick1)]  # three different states: nothing merged
+    assert not searched.active and searched.merged == 0
+    assert [searched.key(s) for s in (root, move, pick1)] == keys  # states met keep their keys
+    assert searched.key(pick2) == pick2.get_index() != keys[2]  # new ones get their index
+
+    searched = symmetry.SearchSymmetry(gripper6, Inputs(gripper6))
+    keys = [searched.key(s) for s in (root, pick1, pick2)]  # pick b1 and pick b2: one state up to renaming
+    assert searched.active and searched.merged == 1 and keys[1] == keys[2]

@@ -14,7 +14,8 @@ one successor graph per action.
   is the fallback for models without a value head. With ``symmetry`` (the default) it keeps one
   successor per class of symmetric actions (:mod:`.symmetry`: the others are the same state up
   to renaming objects), at the class's summed probability: the policy's probability of moving
-  to that state, which k interchangeable actions otherwise split k ways.
+  to that state, which k interchangeable actions otherwise split k ways; and it detects
+  duplicates up to renaming, as :func:`~up_gnnplan.search.gbfs.gbfs` does.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, stopped
 from up_gnnplan.search.ff import FFHeuristic
-from up_gnnplan.search.symmetry import SymmetricActions
+from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
 from up_gnnplan.states.successors import CHUNK_ACTIONS, is_goal
 
@@ -110,10 +111,11 @@ def dual_policy_best_first(task, scorer, *, time_limit: float | None = None, lim
     return _policy_best_first(task, scorer, True, time_limit, limits, inputs, symmetry)
 
 
-def _by_class(symmetric, state, actions, log_pi: np.ndarray, check) -> tuple[list, np.ndarray]:
-    """The first action of each symmetry class and the class's ``-log`` of its summed probability."""
+def _by_class(keys: list, actions, log_pi: np.ndarray) -> tuple[list, np.ndarray]:
+    """The first action of each symmetry class (``keys``: one per action) and the class's ``-log``
+    of its summed probability."""
     members: dict = {}  # key -> indices of its actions
-    for j, key in enumerate(symmetric.keys_of(state, actions, check)):
+    for j, key in enumerate(keys):
         members.setdefault(key, []).append(j)
     firsts = [indices[0] for indices in members.values()]
     surprise = np.array([-np.logaddexp.reduce(log_pi[indices]) for indices in members.values()])
@@ -126,27 +128,28 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
-        symmetric = SymmetricActions(task, inputs) if symmetry else None
+        symmetric = SearchSymmetry(task, inputs, symmetry)
         generate = limits.uninterruptible(GENERATING)
         ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
         root = task.initial_state()
-        parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
+        key = symmetric.key  # duplicate detection, up to renaming interchangeable objects
+        root_key = key(root)
+        parents[root_key], surprise_of[root_key] = None, 0.0
         tie = itertools.count()
-        queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
+        queues = [[(0.0, next(tie), root_key, root)]] + ([[(0.0, 0.0, next(tie), root_key, root)]] if ff else [])
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
-            state = heapq.heappop(queue)[-1]
-            if state.get_index() in closed:  # expanded already, from the other list
+            *_, state_key, state = heapq.heappop(queue)
+            if state_key in closed:  # expanded already, from the other list
                 continue
-            closed.add(state.get_index())
+            closed.add(state_key)
             if is_goal(task, state):
                 actions, cost = [], 0.0
-                index = state.get_index()
-                while parents[index] is not None:
-                    index, action, step_cost = parents[index]
+                while parents[state_key] is not None:
+                    state_key, action, step_cost = parents[state_key]
                     actions.append(action)
                     cost += step_cost
                 return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed(),
@@ -162,21 +165,25 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
             limits.check(f"after generating the {len(actions):,} applicable actions of {where}")
             log_pi = _log_softmax(_score(scorer, inputs, rows, state, actions, limits, where))
             evaluated += len(actions)
-            if symmetric is not None and symmetric.enabled and symmetric.groups:
-                actions, surprise = _by_class(symmetric, state, actions, log_pi, limits.check)
+            keys = symmetric.keys_of(state, actions, limits.check)
+            if keys is not None:
+                kept, surprise = _by_class(keys, actions, log_pi)
+                symmetric.merged += len(actions) - len(kept)
+                actions = kept
             else:
                 surprise = -log_pi
-            priority = surprise_of[state.get_index()]
+            priority = surprise_of[state_key]
             for j, (action, extra) in enumerate(zip(actions, surprise.tolist())):
                 if j % CHUNK_ACTIONS == 0:
                     limits.check(f"while making the {len(actions):,} successors of {where} ({j:,} made)")
                 child, step_cost = action.apply(state, return_cost=True)
-                if child.get_index() not in parents:
-                    parents[child.get_index()] = (state.get_index(), action, step_cost)
-                    surprise_of[child.get_index()] = priority + extra
-                    heapq.heappush(queues[0], (priority + extra, next(tie), child))
+                child_key = key(child)
+                if child_key not in parents:
+                    parents[child_key] = (state_key, action, step_cost)
+                    surprise_of[child_key] = priority + extra
+                    heapq.heappush(queues[0], (priority + extra, next(tie), child_key, child))
                     if ff is not None:  # the parent's FF value, the policy's preference breaking ties
-                        heapq.heappush(queues[1], (h, priority + extra, next(tie), child))
+                        heapq.heappush(queues[1], (h, priority + extra, next(tie), child_key, child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),

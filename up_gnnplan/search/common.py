@@ -61,8 +61,8 @@ def stopped(error: LimitReached, actions, cost: float, expanded: int, evaluated:
     return SearchResult(status, actions, cost, expanded, evaluated, limits.deadline.elapsed(), str(error))
 
 
-def exhausted(states: int, symmetric, note: str = "") -> str:
-    """The message of a search that exhausted the reachable states (up to symmetry, when
-    ``symmetric`` pruned successors) without reaching a goal."""
-    up_to = " (up to symmetric objects)" if symmetric is not None and symmetric.enabled and symmetric.groups else ""
+def exhausted(states: int, symmetry, note: str = "") -> str:
+    """The message of a search that exhausted the reachable states (up to symmetry, when its
+    :class:`~up_gnnplan.search.symmetry.SearchSymmetry` merged any) without reaching a goal."""
+    up_to = " (up to symmetric objects)" if symmetry.merged else ""
     return f"all {states} reachable states{up_to} explored without reaching a goal" + (f"; {note}" if note else "")

@@ -15,7 +15,8 @@ states, that none exists. With ``symmetry`` (the default), an expansion keeps on
 each class of symmetric actions (:mod:`.symmetry`): the others are the same state up to renaming
 interchangeable objects, so they would get the same value and reach a goal alike; and duplicates
 are detected on the states' canonical keys, so a state met again up to renaming, along another
-path, is not valued again. Completeness holds up to that renaming.
+path, is not valued again. Completeness holds up to that renaming. Where nothing merges in the
+first states, symmetry is dropped for the rest of the search (:class:`.symmetry.SearchSymmetry`).
 
 The fresh successors of an expansion are valued in chunks (:mod:`up_gnnplan.runtime.chunks`); the solve's time and memory limits are checked before each
 expansion and each chunk, so a growing frontier ends in ``MEMOUT`` instead of exhausting the
@@ -31,7 +32,7 @@ from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, stopped
 from up_gnnplan.search.ff import FFHeuristic
-from up_gnnplan.search.symmetry import SymmetricActions
+from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.successors import Successors, is_goal
 
 
@@ -68,8 +69,8 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
     parents, closed = {}, set()
     try:
         inputs = inputs or Inputs(task)
-        symmetric = SymmetricActions(task, inputs) if symmetry else None
-        key = symmetric.canonical if symmetric is not None else (lambda s: s.get_index())
+        symmetric = SearchSymmetry(task, inputs, symmetry)
+        key = symmetric.key
         evaluate = ChunkedEvaluator(value_fn, limits)
         generate = limits.uninterruptible(GENERATING)
         ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
@@ -99,7 +100,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             expanded += 1
             children = generate(lambda: Successors(state), f"expansion {expanded}")
             what = f"the {len(children):,} successors of expansion {expanded}"
-            if symmetric is not None:
+            if symmetric.active:
                 children = Successors(state, actions=symmetric.representatives(state, children.actions, limits.check))
             for chunk in children:
                 limits.check(f"while generating {what}")

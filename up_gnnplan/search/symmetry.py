@@ -49,6 +49,10 @@ from up_gnnplan.states.successors import CHUNK_ACTIONS
 
 # A group of objects is compared with at most this many representatives per state.
 MAX_CLASSES = 32
+# A search drops symmetry for the rest of its run when its first this many states merged none
+# (measured: on Floortile and Sokoban problems 3-10x the training size, where nothing merged, the
+# keys cost 10-25% of the expansions in 60 s).
+TRIAL_STATES = 500
 
 
 def _atom_sets(pred: np.ndarray, args: np.ndarray, tag: int) -> tuple[set, dict[int, list[tuple]]]:
@@ -229,3 +233,59 @@ class SymmetricActions:
         for action, key in zip(actions, self.keys_of(state, actions, check)):
             first.setdefault(key, action)
         return list(first.values())
+
+
+class SearchSymmetry:
+    """What a search uses of symmetry: successors pruned to one per class of symmetric actions
+    (:meth:`representatives`) and duplicate detection up to renaming (:meth:`key`).
+
+    Both cost time on every state, and on many tasks nothing ever merges (interchangeable objects
+    that are never in the same situation). So the first :data:`TRIAL_STATES` states are a trial:
+    if none of them merged with another and no successor was pruned, symmetry is dropped for the
+    rest of the search. The states met during the trial keep their keys, so duplicate detection
+    stays exact across the switch. ``merged`` counts the states and successors found the same as
+    another up to renaming (0: the search was an ordinary one).
+    """
+
+    def __init__(self, task, inputs, on: bool = True):
+        self.symmetric = SymmetricActions(task, inputs) if on else None
+        self.active = self.symmetric is not None and self.symmetric.enabled and bool(self.symmetric.groups)
+        self.merged = 0
+        self._trying = self.active
+        self._key_of: dict = {}  # during the trial (and after a switch-off): state index -> its key
+        self._first: dict = {}  # during the trial: key -> the first state index met with it
+
+    def key(self, state):
+        """The key of ``state`` for duplicate detection."""
+        index = state.get_index()
+        if index in self._key_of:
+            return self._key_of[index]
+        if not self.active:
+            return index
+        key = self.symmetric.canonical(state)
+        if self._trying:
+            if self._first.setdefault(key, index) != index:
+                self.merged += 1
+            self._key_of[index] = key
+            if len(self._key_of) >= TRIAL_STATES:
+                self._end_trial()
+        return key
+
+    def representatives(self, state, actions, check=None) -> list:
+        """One applicable action of ``state`` per class of symmetric actions among ``actions``."""
+        if not self.active:
+            return actions
+        kept = self.symmetric.representatives(state, actions, check)
+        self.merged += len(actions) - len(kept)
+        return kept
+
+    def keys_of(self, state, actions, check=None) -> list | None:
+        """The symmetry classes of ``actions`` (None when symmetry is off)."""
+        return self.symmetric.keys_of(state, actions, check) if self.active else None
+
+    def _end_trial(self) -> None:
+        self._trying, self._first = False, {}
+        if self.merged:
+            self._key_of = {}  # the keys stay canonical: no need to remember them
+        else:
+            self.active = False  # new states get their index; those met keep their key
