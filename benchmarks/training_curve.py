@@ -21,6 +21,10 @@ sets of the domain, 60 s per task, beside the shipped file on the same tasks.
     exports every snapshot there is (and the final model) and runs ``gnnplan compare`` on the
     domain's test sets into ``training_curve/DOMAIN/SET/MARK/`` (``--resume``: run it again as
     snapshots appear; ``--only 5min,60min`` first, the marks between them later).
+``ship DOMAIN MARK [--keep-as NAME]``
+    ships the snapshot ``MARK`` as the domain's model (``gnnplan export --ship``; the model it
+    replaces stays as ``--keep-as``, or goes), with its coverage on the domain's test sets beside
+    LAMA-first's and the replaced model's standing rows (same tasks, 60 s) in its zoo entry.
 ``report``
     ``training_curve/report.md`` and ``results.json``: per domain and mark, the states trained,
     the validation figure, and the coverage on each test set; ``curve.png`` (matplotlib).
@@ -145,6 +149,42 @@ def test(args) -> None:
                  args.timeout, "--jobs", 1, "--no-plots", "-o", OUT / args.domain / name / mark, "--resume"], LOG)
 
 
+def ship(args) -> None:
+    from standing import rows_of, source
+    from up_gnnplan.compare import read_results
+    from up_gnnplan.models_zoo import keep_as, zoo_dir
+
+    path = marks_of(args.domain, args.head)[args.mark]
+    tested = chosen_epochs(args.domain, args.head)[args.mark][1]
+    parts = []
+    for name in SETS[args.domain]:
+        records = read_results(OUT / args.domain / name / tested / "results.jsonl")
+        if not records:
+            continue
+        problems = test_set(name)[1]
+        solved = sum(1 for r in records if r["solved"] and r["valid"])
+        others = []
+        for label, what in (("lama-first", "LAMA-first"), ("gnnplan", "the model shipped before")):
+            folder = source(name, label, problems, args.timeout) if not name.endswith("-larger") else None
+            if folder is not None:
+                rows = rows_of(folder, label, args.timeout)
+                others.append(f"{what} {sum(1 for r in rows.values() if r['solved'] and r['valid'])}/{len(rows)}")
+        parts.append(f"{name} ({len(problems)} problems), {args.timeout:g} s each: gnnplan (default mode) "
+                     f"{solved}/{len(records)}" + (f"; {', '.join(others)}" if others else "")
+                     + f". Per-task results: benchmarks/results/training_curve/{args.domain}/{name}/{tested}/")
+    if args.keep_as:
+        keep_as(args.domain, args.keep_as)
+    run(["gnnplan", "export", path, "-o", path.with_name(f"{path.stem}-shipped.onnx"), "--ship", args.domain], LOG)
+    index = zoo_dir() / "index.json"
+    data = json.loads(index.read_text())
+    for entry in data["models"]:
+        if entry["name"] == args.domain:
+            entry["coverage"] = " ".join(parts) or "not measured"
+            entry.pop("more_coverage", None)
+    index.write_text(json.dumps(data, indent=1) + "\n")
+    print(args.domain, " ".join(parts))
+
+
 def report(args) -> None:
     import torch
 
@@ -214,8 +254,10 @@ def _plot(results: dict) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["train", "test", "report"])
+    parser.add_argument("stage", choices=["train", "test", "ship", "report"])
     parser.add_argument("domain", nargs="?", choices=sorted(SETS))
+    parser.add_argument("mark", nargs="?", help="ship: the snapshot to ship (e.g. 15min)")
+    parser.add_argument("--keep-as", help="ship: the name the replaced model stays under (default: it goes)")
     parser.add_argument("--minutes", type=float, default=60.0, help="training budget over all sessions")
     parser.add_argument("--marks", default="5,15,30,60", help="snapshot minutes")
     parser.add_argument("--head", default="logits")
@@ -231,7 +273,9 @@ def main():
     args = parser.parse_args()
     if args.stage != "report" and not args.domain:
         parser.error(f"{args.stage} needs a DOMAIN")
-    {"train": train, "test": test, "report": report}[args.stage](args)
+    if args.stage == "ship" and not args.mark:
+        parser.error("ship needs a MARK")
+    {"train": train, "test": test, "ship": ship, "report": report}[args.stage](args)
 
 
 if __name__ == "__main__":

@@ -86,15 +86,24 @@ def resolve(name_or_path: str) -> Path:
 def keep_value_model(name: str) -> None:
     """Rename the shipped value model ``name`` to ``name-value`` (developers: before an action model
     of the same domain ships as ``name``, so that modes policy and gbfs keep a model to run)."""
+    entry = next((m for m in entries() if m["name"] == name), None)
+    if entry is not None and heads_of(entry) not in ACTION_HEADS:
+        keep_as(name, f"{name}-value")
+
+
+def keep_as(name: str, kept: str) -> None:
+    """Rename the shipped model ``name`` to ``kept`` (developers: before another model ships as
+    ``name``; an older model named ``kept`` goes)."""
     index = zoo_dir() / "index.json"
     models = entries()
     entry = next((m for m in models if m["name"] == name), None)
-    if entry is None or heads_of(entry) in ACTION_HEADS:
+    if entry is None:
         return
-    kept = f"{name}-value"
     (zoo_dir() / entry["file"]).rename(zoo_dir() / f"{kept}.onnx")
-    entry.update(name=kept, file=f"{kept}.onnx", head="value")
-    models = [m for m in models if m is entry or m["name"] != kept]  # an older NAME-value goes
+    entry.update(name=kept, file=f"{kept}.onnx")
+    if heads_of(entry) not in ACTION_HEADS:
+        entry["head"] = "value"
+    models = [m for m in models if m is entry or m["name"] != kept]
     index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
 
 
