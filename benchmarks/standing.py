@@ -244,10 +244,14 @@ def report(args) -> None:
         row = {}
         for label in [*ENGINES, *variants()]:
             folder = source(name, label, [Path(t) for t in tests], args.timeout)
+            if folder is None and "@" in label and (OUT / name / label).is_dir():
+                folder = OUT / name / label  # a variant run on some tasks (--only-unsolved)
             if folder is None:
                 continue
             rows = rows_of(folder, label, args.timeout)
-            rows = {t: rows[t] for t in tests}
+            rows = {t: rows[t] for t in tests if t in rows}
+            if not rows:
+                continue
             row[label] = rows
             sources.setdefault(label, set()).add(str(folder.relative_to(ROOT)).replace(f"/{name}", "/DOMAIN"))
         table[name] = row
@@ -260,19 +264,27 @@ def report(args) -> None:
             lengths.append((name, len(both), statistics.geometric_mean(ratio) if ratio else None))
     solved = {name: {label: sum(r["solved"] for r in rows.values()) for label, rows in row.items()}
               for name, row in table.items()}
+    ran = {name: {label: len(rows) for label, rows in row.items()} for name, row in table.items()}
     labels = [*ENGINES, *variants()]
 
     def coverage_table(names):
         names = [n for n in names if n in counts]
         lines = ["| domain | tasks | " + " | ".join(title_of(label) for label in labels) + " |",
                  "|---|---:|" + "---:|" * len(labels)]
+        def cell(name, label):
+            if label not in solved[name]:
+                return "not run"
+            part = "" if ran[name][label] == counts[name] else f" ({ran[name][label]} run)"
+            return f"{solved[name][label]}/{counts[name]}{part}"
+
         for name in names:
-            lines.append(f"| {name} | {counts[name]} | " + " | ".join(
-                f"{solved[name][label]}/{counts[name]}" if label in solved[name] else "not run" for label in labels) + " |")
+            lines.append(f"| {name} | {counts[name]} | " + " | ".join(cell(name, label) for label in labels) + " |")
         totals = {label: (sum(solved[n][label] for n in names if label in solved[n]),
-                          sum(counts[n] for n in names if label in solved[n])) for label in labels}
+                          sum(counts[n] for n in names if label in solved[n]),
+                          sum(ran[n][label] for n in names if label in solved[n])) for label in labels}
         lines.append(f"| **total** | {sum(counts[n] for n in names)} | "
-                     + " | ".join(f"**{a}/{b}**" if b else "not run" for a, b in totals.values()) + " |")
+                     + " | ".join((f"**{a}/{b}**" + ("" if n == b else f" ({n} run)")) if b else "not run"
+                                  for a, b, n in totals.values()) + " |")
         return lines, totals
 
     lines, totals = coverage_table(IPC2023)
