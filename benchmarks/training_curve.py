@@ -17,6 +17,9 @@ sets of the domain, 60 s per task, beside the shipped file on the same tasks.
     validation error on optimal-plan files alone, as the Logistics and Transport curves were run
     (Transport's validation error stopped falling at epoch 5, so the error could not tell later
     epochs apart).
+``DOMAIN@RUN`` in place of ``DOMAIN`` (every stage) is another curve of the domain, with its own
+state, snapshots and results (``logistics@policy``: Logistics again with the policy judge).
+
 ``test DOMAIN [--only MARK,...]``
     exports every snapshot there is (and the final model) and runs ``gnnplan compare`` on the
     domain's test sets into ``training_curve/DOMAIN/SET/MARK/`` (``--resume``: run it again as
@@ -58,7 +61,7 @@ SETS = {"logistics": ("logistics-large", "logistics-larger"), "transport": ("tra
 
 
 # The judge problems of --judge policy: (generator, size parameters, count), seed JUDGE_SEED; 2-3x the
-# largest expanded training problem, below the test sets' sizes.
+# largest expanded training problem, at most the smallest test sizes, never a test problem.
 JUDGE = {"blocksworld": ("blocksworld", (({"blocks": 12}, 2), ({"blocks": 16}, 2))),
          "logistics": ("logistics", (({"cities": 3, "city_size": 3, "packages": 6, "airplanes": 1}, 2),
                                      ({"cities": 4, "city_size": 3, "packages": 8, "airplanes": 2}, 2))),
@@ -69,7 +72,7 @@ JUDGE_SEED = 4242
 
 def judge_problems(domain: str) -> list[str]:
     """Generate (once) the judge problems of ``domain`` and return the ``--validation-problem`` options."""
-    generator, sizes = JUDGE[domain]
+    generator, sizes = JUDGE[base(domain)]
     folder = WORK / domain / "judge"
     options = []
     for i, (params, count) in enumerate(sizes):
@@ -80,6 +83,17 @@ def judge_problems(domain: str) -> list[str]:
         options += [a for f in sorted(target.glob("*.pddl")) if f.name != "domain.pddl"
                     for a in ("--validation-problem", f)]
     return ["--validation-domain", folder / "0" / "domain.pddl", *options]
+
+
+def base(run: str) -> str:
+    """The domain of a curve: ``logistics`` for ``logistics`` and for ``logistics@policy``."""
+    return run.partition("@")[0]
+
+
+def runs() -> list[str]:
+    """The curves there are: each domain's, then its other runs (``DOMAIN@RUN``)."""
+    found = sorted(p.name for p in OUT.iterdir() if p.is_dir() and base(p.name) in SETS) if OUT.is_dir() else []
+    return sorted(found, key=lambda run: (list(SETS).index(base(run)), run))
 
 
 def test_set(name: str) -> tuple[Path, list[Path]]:
@@ -95,7 +109,7 @@ def checkpoint(domain: str, head: str) -> Path:
 
 
 def train(args) -> None:
-    data, extra, validation = datasets(args.domain, optimal=3, most=40, reuse=True)
+    data, extra, validation = datasets(base(args.domain), optimal=3, most=40, reuse=True)
     (OUT / args.domain).mkdir(parents=True, exist_ok=True)
     if args.judge == "policy":
         validation += judge_problems(args.domain)
@@ -143,7 +157,7 @@ def test(args) -> None:
         model = path.with_suffix(".onnx")
         if not model.is_file() or model.stat().st_mtime < path.stat().st_mtime:
             run(["gnnplan", "export", path, "-o", model], LOG)
-        for name in SETS[args.domain]:
+        for name in SETS[base(args.domain)]:
             domain, problems = test_set(name)
             run(["gnnplan", "compare", domain, *problems, "--engine", "gnnplan", "--model", model, "--timeout",
                  args.timeout, "--jobs", 1, "--no-plots", "-o", OUT / args.domain / name / mark, "--resume"], LOG)
@@ -157,7 +171,7 @@ def ship(args) -> None:
     path = marks_of(args.domain, args.head)[args.mark]
     tested = chosen_epochs(args.domain, args.head)[args.mark][1]
     parts = []
-    for name in SETS[args.domain]:
+    for name in SETS[base(args.domain)]:
         records = read_results(OUT / args.domain / name / tested / "results.jsonl")
         if not records:
             continue
@@ -173,12 +187,12 @@ def ship(args) -> None:
                      f"{solved}/{len(records)}" + (f"; {', '.join(others)}" if others else "")
                      + f". Per-task results: benchmarks/results/training_curve/{args.domain}/{name}/{tested}/")
     if args.keep_as:
-        keep_as(args.domain, args.keep_as)
-    run(["gnnplan", "export", path, "-o", path.with_name(f"{path.stem}-shipped.onnx"), "--ship", args.domain], LOG)
+        keep_as(base(args.domain), args.keep_as)
+    run(["gnnplan", "export", path, "-o", path.with_name(f"{path.stem}-shipped.onnx"), "--ship", base(args.domain)], LOG)
     index = zoo_dir() / "index.json"
     data = json.loads(index.read_text())
     for entry in data["models"]:
-        if entry["name"] == args.domain:
+        if entry["name"] == base(args.domain):
             entry["coverage"] = " ".join(parts) or "not measured"
             entry.pop("more_coverage", None)
     index.write_text(json.dumps(data, indent=1) + "\n")
@@ -192,7 +206,8 @@ def report(args) -> None:
 
     results, lines = {}, ["# Coverage against training time", "",
                           "Written by `python benchmarks/training_curve.py report`; commands in `commands.log`.", ""]
-    for domain, sets in SETS.items():
+    for domain in runs():
+        sets = SETS[base(domain)]
         marks = marks_of(domain, args.head)
         if not marks:
             continue
@@ -239,7 +254,7 @@ def _plot(results: dict) -> None:
     for domain, rows in results.items():
         for kind, style in (("best", "-o"), ("last", "--s")):
             timed = [r for r in rows if r["mark"] != "final" and r["mark"].endswith("-last") == (kind == "last")]
-            for name in SETS[domain]:
+            for name in SETS[base(domain)]:
                 points = [(r["minutes"], r["coverage"][name][0] / r["coverage"][name][1]) for r in timed
                           if r["coverage"][name][2] == r["coverage"][name][1]]
                 if points:
@@ -255,7 +270,9 @@ def _plot(results: dict) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["train", "test", "ship", "report"])
-    parser.add_argument("domain", nargs="?", choices=sorted(SETS))
+    parser.add_argument("domain", nargs="?", metavar="DOMAIN[@RUN]",
+                        help=f"{', '.join(sorted(SETS))}; DOMAIN@RUN: another curve of DOMAIN (e.g. logistics@policy, "
+                        "its own state, snapshots and results)")
     parser.add_argument("mark", nargs="?", help="ship: the snapshot to ship (e.g. 15min)")
     parser.add_argument("--keep-as", help="ship: the name the replaced model stays under (default: it goes)")
     parser.add_argument("--minutes", type=float, default=60.0, help="training budget over all sessions")
@@ -271,6 +288,8 @@ def main():
     parser.add_argument("--only", default="", metavar="MARK,...",
                         help="test: these snapshots only (e.g. 5min,60min,60min-last); the others later")
     args = parser.parse_args()
+    if args.domain and base(args.domain) not in SETS:
+        parser.error(f"no test sets for {base(args.domain)!r}: one of {', '.join(sorted(SETS))}")
     if args.stage != "report" and not args.domain:
         parser.error(f"{args.stage} needs a DOMAIN")
     if args.stage == "ship" and not args.mark:
