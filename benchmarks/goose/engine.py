@@ -143,7 +143,8 @@ class WLGooseEngine(Engine, OneshotPlannerMixin):
             generator, _, meta = load_model(self.model)
             converter, atoms = task_converter(wl_domain(meta["domain"], task.signature), task)
             heuristic_fn = LinearHeuristic(generator, converter.problem)
-            result = gbfs(task, heuristic_fn, limits=limits,
+            # The peer's recipe as measured: plain GBFS, without gnnplan's symmetry pruning.
+            result = gbfs(task, heuristic_fn, limits=limits, symmetry=False,
                           inputs=lambda states: [converter.state(atoms.fluent(s)) for s in states])
         except (LimitReached, MemoryError) as error:
             return stop(error)

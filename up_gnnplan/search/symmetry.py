@@ -121,7 +121,11 @@ class SymmetricActions:
     """
 
     def __init__(self, task, inputs):
-        atoms = inputs.atoms
+        from up_gnnplan.search.common import Inputs
+        from up_gnnplan.states.atoms import StateAtoms
+
+        # A search's inputs may be any conversion (the WL-GOOSE peer's): the atoms come from the task then.
+        atoms = inputs.atoms if isinstance(inputs, Inputs) else StateAtoms(task)
         self.atoms, self.rows = atoms, ActionRows(task)
         self.enabled = not atoms.has_existential_goal
         static, static_of = _atom_sets(atoms.static.pred, atoms.static.args, 0)
