@@ -387,6 +387,11 @@ def test(args, name: str) -> None:
         run(["gnnplan", "compare", WORK / name / "test" / "domain.pddl", *tests, "--engine", "gnnplan:policy",
              "--engine", "gnnplan", "--model", model, "--engine-param", "gnnplan:symmetry=False", "--timeout",
              args.timeout, "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], check=False)
+    # The baseline on the same tasks and limit, beside every architecture in the report.
+    out = OUT / "compare" / name / "lama-first"
+    if len(read_results(out / "results.jsonl")) < len(tests):
+        run(["gnnplan", "compare", WORK / name / "test" / "domain.pddl", *tests, "--engine", "fast-downward",
+             "--timeout", args.timeout, "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], check=False)
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -400,6 +405,9 @@ def domain_results(name: str, archs: list[str], training: dict, speeds: dict) ->
            if (WORK / name / "test" / "files.json").is_file() else {},
            "speed": {k: v for k, v in speeds.get(name, {}).items() if k not in ("states_per_second", "ms_per_batch")},
            "archs": {}}
+    baseline = read_results(OUT / "compare" / name / "lama-first" / "results.jsonl")
+    out["lama_first"] = {"tasks": len({r["problem"] for r in baseline}),
+                         "solved": sorted({r["problem"] for r in baseline if r["solved"] and r["valid"]})}
     for arch in archs:
         row = {"training": training.get(f"{name}/{arch}"),
                "states_per_second": speeds.get(name, {}).get("states_per_second", {}).get(arch),
@@ -491,9 +499,10 @@ def report(args) -> None:
                          f"{PAPER.get((name, paper_key(arch, args.t)), '')} |")
     lines += ["", "## Solved test problems per architecture (layout of Table 2 of Müller et al. 2024)", "",
               "Greedy policy, and in parentheses the default mode (Müller et al.'s parentheses count the optimally solved "
-              "ones; the optimal plan lengths of these test problems are not known here).", "",
-              "| Domain (#problems) | " + " | ".join(label(a, args.t) for a in args.archs) + " |",
-              "|---|" + "---:|" * len(args.archs)]
+              "ones; the optimal plan lengths of these test problems are not known here); LAMA-first (`gnnplan compare "
+              "--engine fast-downward`) on the same tasks and limit. The WL-GOOSE peer is not run on these sets.", "",
+              "| Domain (#problems) | " + " | ".join(label(a, args.t) for a in args.archs) + " | LAMA-first |",
+              "|---|" + "---:|" * (len(args.archs) + 1)]
     for name in domains:
         archs = results["domains"][name]["archs"]
         count = len(results["domains"][name]["sizes"].get("test", []))
@@ -509,6 +518,8 @@ def report(args) -> None:
             solved = len(policy["solved"])
             text = f"{solved} ({len(default['solved'])})" + (f" of {policy['tasks']} so far" if policy["tasks"] < count else "")
             cells.append(f"**{text}**" if (solved, len(default["solved"])) == best and any(best) else text)
+        lama = results["domains"][name].get("lama_first", {})
+        cells.append(f"{len(lama['solved'])}" if lama.get("tasks") else "not run")
         lines.append(f"| {name} ({count}) | " + " | ".join(cells) + " |")
     lines += ["", "## Training and run time", "",
               "Minutes of training (to the best epoch), epochs, training states/s, parameters, evaluated states/s "
