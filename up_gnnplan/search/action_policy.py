@@ -92,10 +92,6 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                         f"step limit of {max_steps} reached")
 
 
-def _index(state) -> int:
-    return state.get_index()
-
-
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     top = x.max()
     return x - top - np.log(np.exp(x - top).sum())
@@ -135,27 +131,26 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         generate = limits.uninterruptible(GENERATING)
         ff, note = FFHeuristic.for_search(task, limits, generate) if alternate_ff else (None, "")
         root = task.initial_state()
-        # Duplicates by state, not up to renaming: one scorer call values all of a state's
-        # successors, so a canonical key per successor would cost more than the search
+        # Duplicates by state, not up to renaming as in GBFS: one scorer call values all of a
+        # state's successors, so a canonical key per successor would cost more than the search
         # (benchmarks/symmetry_overhead.py: 0.44-0.55x the states expanded on a Logistics problem).
-        key = _index
-        root_key = key(root)
-        parents[root_key], surprise_of[root_key] = None, 0.0
+        parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
-        queues = [[(0.0, next(tie), root_key, root)]] + ([[(0.0, 0.0, next(tie), root_key, root)]] if ff else [])
+        queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
-            *_, state_key, state = heapq.heappop(queue)
-            if state_key in closed:  # expanded already, from the other list
+            state = heapq.heappop(queue)[-1]
+            if state.get_index() in closed:  # expanded already, from the other list
                 continue
-            closed.add(state_key)
+            closed.add(state.get_index())
             if is_goal(task, state):
                 actions, cost = [], 0.0
-                while parents[state_key] is not None:
-                    state_key, action, step_cost = parents[state_key]
+                index = state.get_index()
+                while parents[index] is not None:
+                    index, action, step_cost = parents[index]
                     actions.append(action)
                     cost += step_cost
                 return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed(),
@@ -178,18 +173,17 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                 actions = kept
             else:
                 surprise = -log_pi
-            priority = surprise_of[state_key]
+            priority = surprise_of[state.get_index()]
             for j, (action, extra) in enumerate(zip(actions, surprise.tolist())):
                 if j % CHUNK_ACTIONS == 0:
                     limits.check(f"while making the {len(actions):,} successors of {where} ({j:,} made)")
                 child, step_cost = action.apply(state, return_cost=True)
-                child_key = key(child)
-                if child_key not in parents:
-                    parents[child_key] = (state_key, action, step_cost)
-                    surprise_of[child_key] = priority + extra
-                    heapq.heappush(queues[0], (priority + extra, next(tie), child_key, child))
+                if child.get_index() not in parents:
+                    parents[child.get_index()] = (state.get_index(), action, step_cost)
+                    surprise_of[child.get_index()] = priority + extra
+                    heapq.heappush(queues[0], (priority + extra, next(tie), child))
                     if ff is not None:  # the parent's FF value, the policy's preference breaking ties
-                        heapq.heappush(queues[1], (h, priority + extra, next(tie), child_key, child))
+                        heapq.heappush(queues[1], (h, priority + extra, next(tie), child))
     except LimitReached as error:
         return stopped(error, [], 0.0, expanded, evaluated, limits)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),

@@ -18,8 +18,8 @@ are detected on the states' canonical keys, so a state met again up to renaming,
 path, is not valued again. Completeness holds up to that renaming. Where nothing merges in the
 first states, symmetry is dropped for the rest of the search (:class:`.symmetry.SearchSymmetry`).
 
-The fresh successors of an expansion are valued in chunks (:mod:`up_gnnplan.runtime.chunks`); the solve's time and memory limits are checked before each
-expansion and each chunk, so a growing frontier ends in ``MEMOUT`` instead of exhausting the
+The fresh successors of an expansion are valued in chunks (:mod:`up_gnnplan.runtime.chunks`);
+the solve's time and memory limits are checked before each expansion and each chunk, so a growing frontier ends in ``MEMOUT`` instead of exhausting the
 machine.
 """
 

@@ -26,8 +26,8 @@ complete: a reachable space exhausted up to symmetry still proves a task unsolva
 Symmetric states are met along different paths too (Gripper: ``pick b1`` then ``pick b2``, or
 the other way round, or any two of the balls). :meth:`SymmetricActions.canonical` renames a
 state's objects within their task-wide groups into an order read off the state (each object's
-atoms, its neighbours' groups), and the searches detect duplicates on the renamed atoms, as
-orbit search does (Domshlak, Katz & Shleyfman 2015). Equal keys mean the same state up to a
+atoms, its neighbours' groups), and GBFS detects duplicates on the renamed atoms, as orbit
+search does (Domshlak, Katz & Shleyfman 2015). Equal keys mean the same state up to a
 renaming within the groups, which keeps the task's static atoms, goal and schemas: pruning on
 them is exact. Objects the order cannot tell apart are renamed in index order, so some
 symmetric states keep different keys: a missed duplicate costs time, never completeness.
