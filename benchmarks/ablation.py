@@ -163,13 +163,13 @@ def log(text: str) -> None:
         f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  {text}\n")
 
 
-def run(command: list, check: bool = True) -> tuple[bool, str]:
+def run(command: list, check: bool = True, cwd: Path | None = None) -> tuple[bool, str]:
     """Run ``command`` (logged with its exit status and seconds); return (ok, the last lines of its stderr)."""
     line = " ".join(shlex.quote(str(c)) for c in command)
     print(f"$ {line}", flush=True)
-    log(line)
+    log(line + (f"   # in {cwd}" if cwd else ""))
     start = time.perf_counter()
-    process = subprocess.Popen([str(c) for c in command], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([str(c) for c in command], stderr=subprocess.PIPE, text=True, cwd=cwd)
     tail = []
     for text in process.stderr:  # shown as it comes (progress), the end kept for the failure note
         sys.stderr.write(text)
@@ -392,6 +392,33 @@ def test(args, name: str) -> None:
     if len(read_results(out / "results.jsonl")) < len(tests):
         run(["gnnplan", "compare", WORK / name / "test" / "domain.pddl", *tests, "--engine", "fast-downward",
              "--timeout", args.timeout, "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], check=False)
+    goose(args, name, tests)
+
+
+def goose(args, name: str, tests: list[Path]) -> None:
+    """The strongest learned peer, WL-GOOSE (``benchmarks/goose/``: WL features, rank-SVM, GBFS), trained
+    on the architectures' training file and run on the same tasks and limit."""
+    from up_gnnplan.compare import read_results
+
+    model = OUT / "goose" / f"{name}.json"
+    if not model.is_file():
+        sys.path.insert(0, str(ROOT))  # `benchmarks.goose` from the repository root
+        from benchmarks.goose.train import TrainConfig, train_file
+
+        config = TrainConfig(seed=args.seed)
+        log(f"# {name}: WL-GOOSE trained in-process: benchmarks.goose.train.train_file({WORK / name / 'train.npz'}, "
+            f"{model.relative_to(ROOT)}, {config})")
+        record = train_file(WORK / name / "train.npz", model, config)
+        records = read_json(OUT / "training.json")
+        records[f"{name}/wl-goose"] = {"features": record["features"], "states_embedded": record["states_embedded"],
+                                       "fit": record["fit"], "seconds": record["seconds"]}
+        write_json(OUT / "training.json", records)
+    out = OUT / "compare" / name / "wl-goose"
+    if len(read_results(out / "results.jsonl")) < len(tests):
+        # From the repository root, where the engine module and the model are found.
+        run(["gnnplan", "compare", WORK / name / "test" / "domain.pddl", *tests, "--register", "benchmarks.goose.engine",
+             "--engine", "wl-goose", "--engine-param", f"wl-goose:model={model}", "--timeout", args.timeout,
+             "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], check=False, cwd=ROOT)
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -405,9 +432,11 @@ def domain_results(name: str, archs: list[str], training: dict, speeds: dict) ->
            if (WORK / name / "test" / "files.json").is_file() else {},
            "speed": {k: v for k, v in speeds.get(name, {}).items() if k not in ("states_per_second", "ms_per_batch")},
            "archs": {}}
-    baseline = read_results(OUT / "compare" / name / "lama-first" / "results.jsonl")
-    out["lama_first"] = {"tasks": len({r["problem"] for r in baseline}),
-                         "solved": sorted({r["problem"] for r in baseline if r["solved"] and r["valid"]})}
+    for key, folder in (("lama_first", "lama-first"), ("wl_goose", "wl-goose")):
+        # One record per problem, the last (a rerun appends; it replaces).
+        rows = {r["problem"]: r for r in read_results(OUT / "compare" / name / folder / "results.jsonl")}.values()
+        out[key] = {"tasks": len(rows), "solved": sorted(r["problem"] for r in rows if r["solved"] and r["valid"]),
+                    "plan_length": {r["problem"]: r["plan_length"] for r in rows if r["solved"] and r["valid"]}}
     for arch in archs:
         row = {"training": training.get(f"{name}/{arch}"),
                "states_per_second": speeds.get(name, {}).get("states_per_second", {}).get(arch),
@@ -500,9 +529,10 @@ def report(args) -> None:
     lines += ["", "## Solved test problems per architecture (layout of Table 2 of Müller et al. 2024)", "",
               "Greedy policy, and in parentheses the default mode (Müller et al.'s parentheses count the optimally solved "
               "ones; the optimal plan lengths of these test problems are not known here); LAMA-first (`gnnplan compare "
-              "--engine fast-downward`) on the same tasks and limit. The WL-GOOSE peer is not run on these sets.", "",
-              "| Domain (#problems) | " + " | ".join(label(a, args.t) for a in args.archs) + " | LAMA-first |",
-              "|---|" + "---:|" * (len(args.archs) + 1)]
+              "--engine fast-downward`) and the strongest learned peer, WL-GOOSE (`benchmarks/goose/`: WL features and a "
+              "rank-SVM trained on the same training file, GBFS), on the same tasks and limit.", "",
+              "| Domain (#problems) | " + " | ".join(label(a, args.t) for a in args.archs) + " | LAMA-first | WL-GOOSE |",
+              "|---|" + "---:|" * (len(args.archs) + 2)]
     for name in domains:
         archs = results["domains"][name]["archs"]
         count = len(results["domains"][name]["sizes"].get("test", []))
@@ -518,8 +548,10 @@ def report(args) -> None:
             solved = len(policy["solved"])
             text = f"{solved} ({len(default['solved'])})" + (f" of {policy['tasks']} so far" if policy["tasks"] < count else "")
             cells.append(f"**{text}**" if (solved, len(default["solved"])) == best and any(best) else text)
-        lama = results["domains"][name].get("lama_first", {})
-        cells.append(f"{len(lama['solved'])}" if lama.get("tasks") else "not run")
+        for key in ("lama_first", "wl_goose"):
+            baseline = results["domains"][name].get(key, {})
+            cells.append(f"{len(baseline['solved'])}" + (f" of {baseline['tasks']} so far" if baseline.get("tasks", count) < count else "")
+                         if baseline.get("tasks") else "not run")
         lines.append(f"| {name} ({count}) | " + " | ".join(cells) + " |")
     lines += ["", "## Training and run time", "",
               "Minutes of training (to the best epoch), epochs, training states/s, parameters, evaluated states/s "

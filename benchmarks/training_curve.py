@@ -56,8 +56,11 @@ WORK = Path("/tmp/gnnplan-curve")
 LOG = OUT / "commands.log"
 # The test sets of each domain: standing.py's sets (IPC 2023 testing/easy, build_zoo's *-large),
 # and "NAME-larger": action_heads.py's generated problems 2-5x the largest training problem.
-SETS = {"logistics": ("logistics-large", "logistics-larger"), "transport": ("transport", "transport-larger"),
-        "blocksworld": ("blocksworld", "blocksworld-large")}
+# "NAME-scaled": standing.py's problems 3-10x the largest problem the shipped model was trained on.
+SETS = {"logistics": ("logistics-large", "logistics-larger"),
+        "transport": ("transport", "transport-larger", "transport-scaled"),
+        "blocksworld": ("blocksworld", "blocksworld-large"), "ferry": ("ferry", "ferry-scaled"),
+        "rovers": ("rovers", "rovers-scaled")}
 
 
 # The judge problems of --judge policy: (generator, size parameters, count), seed JUDGE_SEED; 2-3x the
@@ -66,7 +69,12 @@ JUDGE = {"blocksworld": ("blocksworld", (({"blocks": 12}, 2), ({"blocks": 16}, 2
          "logistics": ("logistics", (({"cities": 3, "city_size": 3, "packages": 6, "airplanes": 1}, 2),
                                      ({"cities": 4, "city_size": 3, "packages": 8, "airplanes": 2}, 2))),
          "transport": ("transport", (({"vehicles": 2, "packages": 6, "locations": 10}, 2),
-                                     ({"vehicles": 3, "packages": 8, "locations": 14}, 2)))}
+                                     ({"vehicles": 3, "packages": 8, "locations": 14}, 2))),
+         # Ferry's largest training problem has 5 cars and 7 locations, its scaled test set starts at 3x.
+         "ferry": ("ferry", (({"cars": 10, "locations": 14}, 2), ({"cars": 12, "locations": 17}, 2))),
+         # Rovers': 1 rover, 5 waypoints, 1 camera, 3 objectives; the scaled set starts at 3x.
+         "rovers": ("rovers", (({"rovers": 1, "waypoints": 10, "cameras": 1, "objectives": 6}, 2),
+                               ({"rovers": 2, "waypoints": 12, "cameras": 2, "objectives": 7}, 2)))}
 JUDGE_SEED = 4242
 
 
