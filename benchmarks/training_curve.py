@@ -9,7 +9,7 @@ from it in a later session, with the same command) and ``--snapshot-minutes`` wr
 model so far at each mark. Each snapshot is then run in the engine's default mode on the test
 sets of the domain, 60 s per task, beside the shipped file on the same tasks.
 
-``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits] [--judge policy|error]``
+``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits] [--judge policy|error] [--ema DECAY]``
     the training, in the background; the same command continues a stopped run. ``--judge policy``
     (the default) chooses the best epoch by the greedy policy on ``JUDGE``'s generated problems,
     larger than training and apart from every test set (``gnnplan train --validation-problem``:
@@ -127,7 +127,8 @@ def train(args) -> None:
         validation += judge_problems(args.domain)
     run(["gnnplan", "train", data, *extra, "-o", checkpoint(args.domain, args.head), "--head", args.head,
          "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "--patience", args.patience, *validation,
-         "--state", OUT / args.domain / "state.safetensors", "--snapshot-minutes", args.marks], LOG)
+         "--state", OUT / args.domain / "state.safetensors", "--snapshot-minutes", args.marks,
+         *(["--ema", args.ema] if args.ema else [])], LOG)
 
 
 MARK = re.compile(r"(?P<minutes>[0-9.]+)min(?P<last>-last)?")
@@ -325,6 +326,8 @@ def main():
     parser.add_argument("--judge", choices=["policy", "error"], default="policy",
                         help="train: choose the best epoch by the greedy policy on JUDGE's larger problems, "
                         "or by the validation error alone")
+    parser.add_argument("--ema", type=float, default=0.0, help="train: gnnplan train --ema DECAY (weight averaging; "
+                        "0: off), e.g. logistics@ema against logistics@policy")
     parser.add_argument("--patience", type=int, default=1000, help="epochs without improvement before stopping "
                         "(large: the curve wants the whole budget)")
     parser.add_argument("--timeout", type=float, default=60.0)

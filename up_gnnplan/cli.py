@@ -261,6 +261,10 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--lr-patience", type=click.IntRange(min=0), default=0, show_default=True,
               help="Halve the learning rate after this many epochs without a lower validation error (Müller et al.: 25); "
                    "0: constant.")
+@click.option("--ema", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0, show_default=True, metavar="DECAY",
+              help="Weight averaging: evaluate, choose and write an exponential moving average of the weights (decay per "
+                   "step, e.g. 0.999) instead of the last step's; smooths the epoch-to-epoch swings of the policy on larger "
+                   "problems. 0: off.")
 @click.option("--batch-size", type=int, default=32, show_default=True)
 @click.option("--curriculum", type=click.IntRange(min=0), default=0, show_default=True, metavar="EPOCHS",
               help="A curriculum over sizes: epoch e trains on the states of the smallest e/EPOCHS of the training "

@@ -129,3 +129,44 @@ def test_a_state_written_before_a_config_field_existed_continues(tmp_path):
     save_file(load_file(str(state)), str(state), metadata={**header, "config": json.dumps(older)})
     _, _, record = train(data, config(max_epochs=2), state_path=state)
     assert record["epochs"] == 2 and len(record["sessions"]) == 2
+
+
+def test_weight_averaging_continues_across_sessions_and_keeps_the_average(tmp_path):
+    data = blocksworld("p02.pddl", "p03.pddl", "p04.pddl")
+    straight, _, record = train(data, config(ema=0.9))
+    state = tmp_path / "run.safetensors"
+    train(data, config(ema=0.9, max_epochs=2), state_path=state)
+    with safe_open(str(state), framework="pt") as handle:
+        assert any(k.startswith("average/") for k in handle.keys())
+    resumed, _, second = train(data, config(ema=0.9), state_path=state)
+    assert [row[2:] for row in second["curve"]] == [row[2:] for row in record["curve"]]
+    for name, tensor in weights(straight).items():
+        assert torch.equal(tensor, resumed.state_dict()[name]), name
+    # The kept weights are the average, not the last step's: a run without averaging ends elsewhere.
+    plain, _, _ = train(data, config())
+    assert any(not torch.equal(tensor, plain.state_dict()[name]) for name, tensor in weights(straight).items())
+
+
+def test_a_state_without_an_average_is_refused_by_a_run_with_one(tmp_path):
+    data = blocksworld("p02.pddl")
+    state = tmp_path / "run.safetensors"
+    train(data, config(max_epochs=1), state_path=state)
+    with pytest.raises(GnnplanError, match="ema 0.0 there, 0.9 here"):
+        train(data, config(ema=0.9, max_epochs=2), state_path=state)
+
+
+def test_the_weight_average_is_the_warmed_up_exponential_average():
+    from up_gnnplan.training.loop import WeightAverage
+
+    model = torch.nn.Linear(2, 1)
+    average = WeightAverage(model, 0.5)
+    expected = model.weight.detach().clone()
+    for step in range(1, 6):
+        with torch.no_grad():
+            model.weight.add_(1.0)
+        average.update(model)
+        decay = min(0.5, (1 + step) / (10 + step))
+        expected = decay * expected + (1 - decay) * model.weight.detach()
+    assert torch.allclose(average.tensors()["weight"], expected)
+    live = average.swap_in(model)
+    assert torch.allclose(model.weight, expected) and not torch.allclose(live["weight"], expected)

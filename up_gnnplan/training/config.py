@@ -33,6 +33,8 @@ class TrainConfig:
     lr: float = 1e-3  # Adam learning rate
     lr_patience: int = 0  # halve the learning rate after this many epochs without a lower validation error
     #                       (Müller et al.: 25); 0: a constant learning rate
+    ema: float = 0.0  # weight averaging: each epoch is evaluated, chosen and kept with an exponential moving
+    #                   average of its weights (decay per step, e.g. 0.999; warmed up over the first steps); 0: off
     batch_size: int = 32  # states per optimisation step
     curriculum: int = 0  # epochs over which training admits the problems from the smallest to all (0: all at once)
     max_epochs: int = 500  # upper bound on epochs (evaluation rounds)

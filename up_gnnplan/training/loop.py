@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from up_gnnplan.datasets.store import check_signature
+from up_gnnplan.errors import GnnplanError
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, curriculum_order, split
@@ -140,11 +141,14 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     if len(monitor) > config.validation_states:
         monitor = np.sort(rng.choice(monitor, size=config.validation_states, replace=False))
     best = ((float("inf"),), 0, copy.deepcopy(model.state_dict()))  # (score, epoch, weights); lower score wins
+    average = WeightAverage(model, config.ema) if config.ema > 0 else None
     progress = Progress()
     digest = data_digest(dataset, validation) if state_path else None
     if state_path is not None and Path(state_path).is_file():
         progress, tensors = load_state(state_path, config, digest)
         best = (tuple(progress.best_score), progress.best_epoch, restore(tensors, progress, model, optimiser))
+        if average is not None:
+            average.restore(tensors, progress.steps)
         rng.bit_generator.state = progress.sampler_rng  # the sampler draws from rng
         torch.set_rng_state(tensors["torch_rng"])
         if schedule is not None and progress.scheduler:
@@ -168,6 +172,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
+            if average is not None:
+                average.update(model)
             losses.append(loss.item())
             steps += 1
             # The budget holds within an epoch too (large datasets have long epochs); rank 0's clock decides.
@@ -176,6 +182,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
         train_seconds += time.perf_counter() - epoch_start
         train_loss = group.mean(float(np.mean(losses)))  # the weighted shares average to the global batches' loss
         model.eval()
+        live = average.swap_in(model) if average is not None else None  # evaluated, chosen and kept: the average
         if group.is_main:
             score = _score(model, encoding, objective, monitor_data, monitor, validation_tasks, config)
         else:
@@ -202,11 +209,14 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                                                      val_problems, chosen, progress, objective, validation_tasks)
                         on_snapshot(minutes, kind, snapshot, encoding, record)
                     progress.snapshots.append(minutes)
-            if state_path is not None:
-                progress.best_score, progress.best_epoch = list(best[0]), best[1]
-                progress.sampler_rng = rng.bit_generator.state
-                progress.scheduler = schedule.state_dict() if schedule is not None else None
-                save_state(state_path, config, digest, progress, model, best[2], optimiser, torch.get_rng_state())
+        if live is not None:
+            model.load_state_dict(live)  # training goes on from the last step's weights
+        if group.is_main and state_path is not None:
+            progress.best_score, progress.best_epoch = list(best[0]), best[1]
+            progress.sampler_rng = rng.bit_generator.state
+            progress.scheduler = schedule.state_dict() if schedule is not None else None
+            save_state(state_path, config, digest, progress, model, best[2], optimiser, torch.get_rng_state(),
+                       average.tensors() if average is not None else None)
         if epoch - best[1] >= config.patience or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
             break
     progress.seconds = time.perf_counter() - start
@@ -218,6 +228,50 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                           objective, validation_tasks)
     record.update(device=str(device), world_size=group.world_size, distributed_backend=group.backend)
     return model, encoding, record
+
+
+class WeightAverage:
+    """An exponential moving average of a model's weights (``--ema DECAY``), updated after every step.
+
+    The decay is warmed up as ``min(decay, (1 + n) / (10 + n))`` after ``n`` steps, so that the
+    first epochs' average is not held back by the initial weights. Buffers (none in the package's
+    models but kept for safety) are copied, not averaged.
+    """
+
+    def __init__(self, model, decay: float):
+        self.decay, self.steps = decay, 0
+        self.averaged = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        self.floating = {k for k, v in self.averaged.items() if v.is_floating_point()}
+
+    def update(self, model) -> None:
+        import torch
+
+        self.steps += 1
+        decay = min(self.decay, (1 + self.steps) / (10 + self.steps))
+        with torch.no_grad():
+            for name, value in model.state_dict().items():
+                if name in self.floating:
+                    self.averaged[name].mul_(decay).add_(value.detach(), alpha=1.0 - decay)
+                else:
+                    self.averaged[name].copy_(value)
+
+    def swap_in(self, model) -> dict:
+        """Load the average into ``model``; return the weights it had (to load back)."""
+        live = copy.deepcopy(model.state_dict())
+        model.load_state_dict(self.averaged)
+        return live
+
+    def tensors(self) -> dict:
+        return self.averaged
+
+    def restore(self, tensors: dict, steps: int) -> None:
+        found = {k[len("average/"):]: v for k, v in tensors.items() if k.startswith("average/")}
+        if set(found) != set(self.averaged):
+            raise GnnplanError("the training state holds no weight average for this model (--ema): remove the file to "
+                               "start anew")
+        for name, value in found.items():
+            self.averaged[name].copy_(value)
+        self.steps = steps
 
 
 def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress, objective,

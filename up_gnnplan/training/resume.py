@@ -1,7 +1,7 @@
 """A training run's state in one safetensors file, so that a stopped run continues without loss.
 
 ``gnnplan train --state FILE`` writes the file after every epoch: the current weights, Adam's
-moments, the best epoch's weights and score, the learning-rate schedule, the random number
+moments, the best epoch's weights and score, the weight average of ``--ema``, the learning-rate schedule, the random number
 generators of the batch sampler and of torch, and the run's clock and curve. Run the same
 command again and training continues from the last finished epoch (a stop mid-epoch loses that
 epoch's steps, at most ``--epoch-states`` states); resumed, it draws the same batches and reaches
@@ -63,12 +63,15 @@ class Progress:
     snapshots: list = field(default_factory=list)  # training minutes already written as snapshots
 
 
-def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng) -> Path:
-    """Write the run's state to ``path`` atomically (a stop while writing keeps the previous file)."""
+def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng,
+               average: dict | None = None) -> Path:
+    """Write the run's state to ``path`` atomically (a stop while writing keeps the previous file);
+    ``average``: the weight average of ``--ema``."""
     from safetensors.torch import save_file
 
     tensors = {f"model/{k}": v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
     tensors.update({f"best/{k}": v.detach().cpu().contiguous() for k, v in best_weights.items()})
+    tensors.update({f"average/{k}": v.detach().cpu().contiguous() for k, v in (average or {}).items()})
     adam = optimiser.state_dict()
     for index, slots in adam["state"].items():
         for key, value in slots.items():
