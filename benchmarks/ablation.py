@@ -262,6 +262,8 @@ def train(args, name: str) -> None:
             continue
         if not checkpoint.is_file():
             options = ["--t", args.t] if arch == "rgnn_t" else []
+            if arch == "ploi" and higher_arity(folder / "train.npz"):
+                options = ["--decompose-higher-arity"]  # PLOI's pairwise edges take a ternary atom only split (lossy)
             ok, tail = run(["gnnplan", "train", folder / "train.npz", "-o", checkpoint, "--arch", arch, *options,
                             "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "--epoch-states", args.epoch_states,
                             *validation], check=False)
@@ -280,6 +282,13 @@ def train(args, name: str) -> None:
         if f"{name}/{arch}" not in records or "failed" in records[f"{name}/{arch}"]:
             records[f"{name}/{arch}"] = training_summary(checkpoint)
             write_json(OUT / "training.json", records)
+
+
+def higher_arity(dataset: Path) -> list[str]:
+    """The predicates of arity 3 or more of a dataset's domain."""
+    from up_gnnplan.datasets.store import Dataset
+
+    return [f"{n}/{a}" for n, a in Dataset.load(dataset).signature.predicates if a >= 3]
 
 
 def training_summary(checkpoint: Path) -> dict:

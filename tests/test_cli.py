@@ -154,6 +154,25 @@ def test_architecture_choices_and_their_options_come_from_the_registry():
     params = {p.name: p for p in main.commands["train"].params}
     assert list(params["architecture"].type.choices) == list(ARCHITECTURES)
     # Each option's help names the architectures that take it.
-    for option in ("heads", "dropout", "aggregation", "t"):
+    for option in ("heads", "dropout", "aggregation", "t", "decompose_higher_arity"):
         users = [k for k, a in ARCHITECTURES.items() if option in a.options + a.encoding_options]
         assert users and f"--arch {', '.join(users)}" in params[option].help, option
+
+
+def test_ploi_refuses_a_ternary_predicate_and_names_the_option_that_splits_it(tmp_path):
+    pytest.importorskip("torch")
+    assert run("generate", "vacuum", "-o", tmp_path, "--count", 1, "--seed", 1, "-p", "locations=4",
+               "-p", "robots=1").exit_code == 0
+    data = tmp_path / "vacuum.npz"
+    problem = next(p for p in tmp_path.glob("*.pddl") if p.name != "domain.pddl")
+    assert run("dataset", tmp_path / "domain.pddl", problem, "-o", data).exit_code == 0
+    options = ["--arch", "ploi", "--hidden", 8, "--layers", 2, "--max-epochs", 1, "--epoch-states", 32]
+    refused = run("train", data, "-o", tmp_path / "m.pt", *options)
+    assert refused.exit_code != 0 and "adjacent/3" in refused.output and "--decompose-higher-arity" in refused.output
+    trained = run("train", data, "-o", tmp_path / "m.pt", *options, "--decompose-higher-arity")
+    assert trained.exit_code == 0, trained.output
+    exported = run("export", tmp_path / "m.pt", "-o", tmp_path / "m.onnx")  # with its torch/onnxruntime parity check
+    assert exported.exit_code == 0, exported.output
+    from up_gnnplan.runtime import OnnxValueFunction
+
+    assert OnnxValueFunction(tmp_path / "m.onnx").encoding.decompose_higher_arity

@@ -237,6 +237,10 @@ def generate(domain_name, output, count, seed, params):
 @click.option("--t", "t", type=int, default=1, show_default=True,
               help=f"R-GNN[t] parameter (--arch {', '.join(architectures_with('t'))}).")
 @click.option("--goal-mode", type=click.Choice(["separate", "achieved"]), default="separate", show_default=True)
+@click.option("--decompose-higher-arity", is_flag=True,
+              help=f"Split atoms of arity 3 or more into pairwise binary ones, p(a,b,c) into p#1#2(a,b), p#1#3(a,c), "
+                   f"p#2#3(b,c) (lossy; --arch {', '.join(architectures_with('decompose_higher_arity'))}, which refuses "
+                   "such domains without it).")
 @click.option("--hidden", type=int, default=32, show_default=True, help="Embedding size.")
 @click.option("--layers", type=click.IntRange(min=1), default=None,
               help="Message-passing rounds "

@@ -73,8 +73,8 @@ class PloiEncoding(FeatureGraphEncoding):
             raise ValueError(
                 "the ploi encoding supports predicates of arity at most 2, but the domain has "
                 + ", ".join(high)
-                + "; pass decompose_higher_arity=True to split them into pairwise binary "
-                "predicates p#i#j (this loses information)"
+                + "; `gnnplan train --decompose-higher-arity` (decompose_higher_arity=True in Python) splits them "
+                "into pairwise binary predicates p#i#j (this loses information)"
             )
         P = len(signature)
         # Every relation: (name, block predicate id, arity), state predicates first.

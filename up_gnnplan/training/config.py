@@ -19,6 +19,8 @@ class TrainConfig:
     head: str = "value"  # value | logits | q | logits+value | q+value (up_gnnplan.models.heads)
     t: int = 1  # R-GNN[t] parameter (architecture rgnn_t only)
     goal_mode: str = "separate"  # goal atoms as separate predicates, or split into achieved / open
+    decompose_higher_arity: bool = False  # ploi: split atoms of arity >= 3 into pairwise binary ones (lossy);
+    #                                       False: such domains are refused
     hidden: int = 32  # embedding size
     layers: int | None = None  # message-passing rounds; None: the architecture's default (ARCHITECTURE_DEFAULTS)
     aggregation: str = "smoothmax"  # smoothmax | max | sum | mean
