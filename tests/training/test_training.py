@@ -306,9 +306,10 @@ def test_builders_get_only_their_architectures_options():
     assert set(TrainConfig(architecture="gatv2").model_params()) == {"hidden", "layers", "dropout", "heads"}
     assert set(TrainConfig().model_params()) == {"hidden", "layers", "aggregation", "beta", "share_weights"}
     assert TrainConfig(architecture="rgnn_t", t=2).encoding_params() == {"goal_mode": "separate", "t": 2}
-    assert TrainConfig(architecture="ploi").encoding_params() == {"goal_mode": "separate"}
+    assert TrainConfig(architecture="ploi").encoding_params() == {"goal_mode": "separate", "decompose_higher_arity": False}
     # Checkpoints written before these fields existed load with the defaults.
-    old = {k: v for k, v in TrainConfig().to_dict().items() if k not in ("dropout", "heads", "lr_patience")}
+    old = {k: v for k, v in TrainConfig().to_dict().items()
+           if k not in ("dropout", "heads", "lr_patience", "decompose_higher_arity", "ema")}
     assert TrainConfig.from_dict(old) == TrainConfig()
 
 
