@@ -344,10 +344,12 @@ def speed(args, name: str) -> None:
     from up_gnnplan.runtime import OnnxValueFunction
 
     table = read_json(OUT / "speed.json")
-    models = {arch: model_path(name, arch) for arch in args.archs if model_path(name, arch).is_file()}
     done = table.get(name, {}).get("states_per_second", {})
-    if not models or all(arch in done for arch in models):
+    if all(arch in done or not model_path(name, arch).is_file() for arch in args.archs):
         return
+    # Every model of the domain, not only --archs: the rounds interleave them all (same load), and the
+    # entry is written whole.
+    models = {arch: model_path(name, arch) for arch in default_archs() if model_path(name, arch).is_file()}
     problem, objects, batch = speed_batch(name, args.speed_batch, args.seed)
     functions, errors = {}, {}
     for arch, path in models.items():
