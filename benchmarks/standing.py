@@ -63,6 +63,7 @@ LARGE = ("blocksworld-large", "gripper-large", "logistics-large")
 SCALED = tuple(f"{name}-scaled" for name in IPC2023)
 FACTORS = (3, 4, 6, 8, 10)
 SCALED_WORK = Path("/tmp/gnnplan-standing")
+SCALED_SETS = OUT / "scaled_sets.json"  # the sizes of each scaled set, fixed when it was made
 ZOO = ROOT / "up_gnnplan" / "models_zoo"
 # label: (the engine of gnnplan compare, what the table calls it)
 ENGINES = {"gnnplan": ("gnnplan", "gnnplan (default mode)"), "lama-first": ("fast-downward", "LAMA-first"),
@@ -119,19 +120,30 @@ def largest_trained(name: str) -> Path:
 
 
 def scaled_tests(name: str) -> tuple[Path, list[Path]]:
-    """The domain file and problems of ``DOMAIN-scaled``, generated on first use."""
+    """The domain file and problems of ``DOMAIN-scaled``, generated on first use.
+
+    The sizes of a set are fixed when it is first made and kept in ``SCALED_SETS`` (committed): a
+    later model of the domain may have been trained on other problems, and the set the results
+    were taken on must come back the same from a fresh clone, not be scaled again from the new model.
+    """
     from action_heads import SCALE, size_params
 
     base, folder = name.removesuffix("-scaled"), SCALED_WORK / name
-    if not (folder / "domain.pddl").is_file():
+    pinned = json.loads(SCALED_SETS.read_text()) if SCALED_SETS.is_file() else {}
+    if name not in pinned:
         largest = largest_trained(base)
         params = size_params(largest)
+        pinned[name] = {"largest_trained": str(largest.relative_to(SHARED)), "largest_params": params,
+                        "problems": [{"factor": f, "seed": f, "params": SCALE[base](params, f)} for f in FACTORS]}
+        SCALED_SETS.write_text(json.dumps(pinned, indent=1) + "\n")
         with LOG.open("a") as log:
             log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: largest problem the shipped model saw "
-                      f"{largest.relative_to(SHARED)} ({params}), scaled by {', '.join(map(str, FACTORS))}\n")
-        for factor in FACTORS:
-            sizes = [a for k, v in SCALE[base](params, factor).items() for a in ("-p", f"{k}={v}")]
-            run(["gnnplan", "generate", base, "-o", folder, "--count", 1, "--seed", factor, *sizes], LOG)
+                      f"{pinned[name]['largest_trained']} ({params}), scaled by {', '.join(map(str, FACTORS))} "
+                      f"(sizes kept in {SCALED_SETS.name})\n")
+    if not (folder / "domain.pddl").is_file():
+        for problem in pinned[name]["problems"]:
+            sizes = [a for k, v in problem["params"].items() for a in ("-p", f"{k}={v}")]
+            run(["gnnplan", "generate", base, "-o", folder, "--count", 1, "--seed", problem["seed"], *sizes], LOG)
     factor_of = re.compile(r"-(\d+)-0\.pddl$")
     problems = sorted(folder.glob("p-*.pddl"), key=lambda p: int(factor_of.search(p.name).group(1)))
     return folder / "domain.pddl", problems
@@ -237,8 +249,8 @@ def report(args) -> None:
     table, causes, lengths, sources = {}, {}, [], {}
     counts = {}
     for name in (*IPC2023, *LARGE, *SCALED):
-        if name in SCALED and not (SCALED_WORK / name).is_dir():
-            continue  # not generated here: the table says "not run"
+        if name in SCALED and not (SCALED_WORK / name).is_dir() and not (OUT / name).is_dir():
+            continue  # never run: the table says "not run" (a set with results is generated again, same sizes)
         tests = [str(t) for t in tests_of(name)[1]]
         counts[name] = len(tests)
         row = {}
