@@ -15,7 +15,7 @@ with every command in ``commands.log``:
     one model per domain file (Blocks and Blocks-C are one domain and train one model on both sets):
     ``gnnplan train`` (MSE, learning rate 1e-3 as in the paper, the epoch chosen on the validation
     set) for ``--minutes``, then ``gnnplan export``.
-``test DOMAIN... --set optimal|lama|hard [--shipped]``
+``test DOMAIN... --set optimal|lama|hard [--shipped] [--run NAME [--mark 20min]] [--beam K]``
     (the set is generated first if it is not there; the model trained in WORK, or the shipped one
     with ``--shipped`` or when there is none) ``gnnplan compare`` of mode ``ground`` (LAMA-first on
     the ground problem) with and without the
@@ -26,8 +26,17 @@ with every command in ``commands.log``:
     Blocks-C share ``exists-blocks-grounding``), its entry carrying the figures of ``table``.
 ``record DOMAIN...``
     only writes the figures of ``table`` into the shipped models' entries (after new test runs).
+``--run NAME`` (every stage but ``ship``)
+    another recipe beside the shipped one, on the same test sets: its training and validation data
+    (``--valid-share``: the chance that a bound variable of a goal variant gets an object breaking no
+    static atom, 0.5 for the shipped models), its model (``--ema``: weight averaging) and its results
+    (``ground-filter@NAME``, ``ground-no-filter@NAME``; LAMA-first's runs are shared). Its training
+    keeps its state in ``results/goal_grounding/MODEL@NAME.safetensors``: the same command continues
+    a stopped run. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
+    bindings per step, the ground goals ordered by FF) with the static filter only: results
+    ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``.
 ``table``
-    per domain and set: tasks, coverage (with the filter, without it, LAMA on the quantified goal),
+    per domain, set and model (the shipped one, each run): tasks, coverage (with the filter, without it, LAMA on the quantified goal),
     V/V* (optimal set) or V/V^L (lama and hard sets: plan cost over LAMA-first's on the quantified goal, both
     solved), and the speed-up of LAMA-first on the quantified goal over mode ground (geometric mean
     of the per-task wall-time ratios, both solved).
@@ -36,6 +45,8 @@ with every command in ``commands.log``:
     OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py train exists-blocks --minutes 10
     OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py test exists-blocks --set optimal
     python benchmarks/goal_grounding.py table
+    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py data exists-blocks exists-blocks-c --run valid --valid-share 0.9
+    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py train exists-blocks --run valid --minutes 60 --layers 16
 """
 
 from __future__ import annotations
@@ -139,27 +150,36 @@ def data(args) -> None:
         valid = generate(domain, "valid", 2, 1000)
         domain_file = train[0].parent / "domain.pddl"
         for split, problems, goals in (("train", train, args.goals), ("valid", valid, 8)):
-            out = folder / f"{split}.npz"
+            out = folder / f"{split}{suffix(args)}.npz"
+            share = ["--valid-share", args.valid_share] if args.valid_share != 0.5 else []
             run(["gnnplan", "dataset", domain_file, *problems, "--grounding", "--goals-per-problem", goals,
-                 "--states-per-goal", args.states, "--max-states", 50000, "-o", out], out)
+                 "--states-per-goal", args.states, "--max-states", 50000, *share, "-o", out], out)
         for split, seed in TEST_SEEDS.items():
             generate(domain, split, args.test_count, seed)
 
 
-def model_file(domain: str, suffix: str = ".onnx") -> Path:
+def suffix(args) -> str:
+    """``@NAME`` for the files and results of ``--run NAME``, else nothing."""
+    return f"@{args.run}" if args.run else ""
+
+
+def model_file(domain: str, extension: str = ".onnx", run_suffix: str = "") -> Path:
     """Return the grounding model (or checkpoint) that serves ``domain``'s problems."""
-    return WORK / MODEL_OF[domain] / f"grounding{suffix}"
+    return WORK / MODEL_OF[domain] / f"grounding{run_suffix}{extension}"
 
 
 def train(args) -> None:
     for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
         served = [d for d, m in MODEL_OF.items() if m == model]
-        data = [WORK / d / "train.npz" for d in served]
-        validation = [a for d in served for a in ("--validation-dataset", WORK / d / "valid.npz")]
-        checkpoint = model_file(model, ".pt")
+        data = [WORK / d / f"train{suffix(args)}.npz" for d in served]
+        validation = [a for d in served for a in ("--validation-dataset", WORK / d / f"valid{suffix(args)}.npz")]
+        checkpoint = model_file(model, ".pt", suffix(args))
+        extra = ["--state", OUT / f"{model}{suffix(args)}.safetensors"] if args.run else []
+        extra += ["--ema", args.ema] if args.ema else []
+        extra += ["--snapshot-minutes", args.marks] if args.marks else []
         run(["gnnplan", "train", *data, *validation, "--loss", "mse", "--lr", "1e-3", "--layers", args.layers,
-             "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "-o", checkpoint])
-        run(["gnnplan", "export", checkpoint, "-o", model_file(model)])
+             "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *extra, "-o", checkpoint])
+        run(["gnnplan", "export", checkpoint, "-o", model_file(model, ".onnx", suffix(args))])
 
 
 def ship(args) -> None:
@@ -178,7 +198,7 @@ def record(args) -> None:
         parts = []
         for key, row in summary.items():
             domain, split = key.split("/")
-            if MODEL_OF[domain] != model:
+            if MODEL_OF[domain] != model or "@" in split:  # a run's row: not the shipped model's figures
                 continue
             ratio = row["cost_ratio"] and f"{row['cost_ratio']:.2f}"
             speed = row["speedup"] and f"{row['speedup']:.1f}x"
@@ -205,14 +225,27 @@ def test(args) -> None:
         if not (WORK / domain / args.set).is_dir():
             generate(domain, args.set, args.test_count, TEST_SEEDS[args.set])
         domain_file, problems = tests_of(domain, args.set)
-        model = model_file(domain)
+        model = model_file(domain, ".onnx", suffix(args))
+        if args.mark:  # a snapshot of the run's training: exported once, its results kept apart
+            snapshot = model_file(domain, f"-{args.mark}.pt", suffix(args))
+            model = snapshot.with_suffix(".onnx")
+            if not model.is_file():
+                run(["gnnplan", "export", snapshot, "-o", model])
+        if args.run and not model.is_file():
+            raise SystemExit(f"{model}: run {args.run!r} has no model; train it first")
         if args.shipped or not model.is_file():  # the shipped model: the name the zoo knows it by
             model = f"{MODEL_OF[domain]}-grounding"
         base = OUT / domain / args.set
+        tag = f"{suffix(args)}{f'-{args.mark}' if args.mark else ''}"
         grounding = ["--engine-param", f"gnnplan:grounding_model={model}"]
-        for label, extra in (("ground-filter", []), ("ground-no-filter", ["--engine-param", "gnnplan:static_filter=false"])):
+        configurations = [("ground-filter", []), ("ground-no-filter", ["--engine-param", "gnnplan:static_filter=false"])]
+        if args.beam > 1:  # FF proves a statically false binding unreachable: without the filter the beam is one
+            tag = f"{tag}+beam{args.beam}" if tag else f"@beam{args.beam}"
+            grounding += ["--engine-param", f"gnnplan:binding_beam={args.beam}"]
+            configurations = configurations[:1]
+        for label, extra in configurations:
             run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", *grounding, *extra,
-                 "--timeout", args.timeout, "--no-plots", "-o", base / label, "--resume"])
+                 "--timeout", args.timeout, "--no-plots", "-o", base / f"{label}{tag}", "--resume"])
         run(["gnnplan", "compare", domain_file, *problems, "--engine", "fast-downward", "--timeout", args.timeout,
              "--no-plots", "-o", base / "lama-quantified", "--resume"])
         if args.set == "optimal":
@@ -239,45 +272,59 @@ def optimal_costs(domain_file: Path, problems: list[Path], out: Path) -> None:
         log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # V* of {len(problems)} tasks by expansion -> {out}\n")
 
 
+def _table_row(base: Path, split: str, name: str, lama: dict) -> dict | None:
+    """The figures of one model (``name``: "" for the shipped one, else a run) on one test set."""
+    from up_gnnplan.compare import read_results
+
+    tag = f"@{name}" if name else ""
+    runs = {label: {r["problem"]: r for r in read_results(base / f"{label}{tag}" / "results.jsonl")}
+            for label in ("ground-filter", "ground-no-filter")}
+    if not runs["ground-filter"]:
+        return None
+    runs["lama-quantified"] = lama
+    solved = {label: sum(r["solved"] for r in rows.values()) for label, rows in runs.items()}
+    ours = runs["ground-filter"]
+    if split == "optimal" and (base / "vstar.json").is_file():
+        vstar = json.loads((base / "vstar.json").read_text())
+        ratios = [ours[p]["plan_cost"] / vstar[p] for p in ours if ours[p]["solved"] and vstar.get(p)]
+    else:
+        ratios = [ours[p]["plan_cost"] / lama[p]["plan_cost"] for p in ours
+                  if ours[p]["solved"] and p in lama and lama[p]["solved"] and lama[p]["plan_cost"]]
+    speed = [lama[p]["wall_time"] / ours[p]["wall_time"] for p in ours if ours[p]["solved"] and p in lama and lama[p]["solved"]]
+    # A lower bound where LAMA-first ran out of time: its wall time counted as the time limit.
+    bound = [(lama[p]["wall_time"] if lama[p]["solved"] else lama[p]["timeout"]) / ours[p]["wall_time"]
+             for p in ours if ours[p]["solved"] and p in lama]
+    return {"tasks": len(ours), **solved, "ran": {label: len(rows) for label, rows in runs.items()},
+            "cost_ratio": sum(ratios) / len(ratios) if ratios else None,
+            "speedup": math.exp(sum(map(math.log, speed)) / len(speed)) if speed else None,
+            "speedup_at_least": math.exp(sum(map(math.log, bound)) / len(bound)) if bound else None,
+            "cost_ratio_of": "V*" if split == "optimal" else "LAMA-first"}
+
+
 def table(args) -> None:
     from up_gnnplan.compare import read_results
 
-    lines = ["| domain | set | tasks | coverage (filter) | coverage (no filter) | LAMA-first on the quantified goal | "
-             "V/V* or V/V^L (filter) | speed-up over LAMA-first (filter) | with LAMA-first's timeouts as the limit |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| domain | set | model | tasks | coverage (filter) | coverage (no filter) | LAMA-first on the quantified "
+             "goal | V/V* or V/V^L (filter) | speed-up over LAMA-first (filter) | with LAMA-first's timeouts as the "
+             "limit |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     summary = {}
     for domain in SIZES:
         for split in TEST_SEEDS:
             base = OUT / domain / split
-            runs = {label: {r["problem"]: r for r in read_results(base / label / "results.jsonl")}
-                    for label in ("ground-filter", "ground-no-filter", "lama-quantified")}
-            if not runs["ground-filter"]:
-                continue
-            tasks = len(runs["ground-filter"])
-            solved = {label: sum(r["solved"] for r in rows.values()) for label, rows in runs.items()}
-            ours, lama = runs["ground-filter"], runs["lama-quantified"]
-            if split == "optimal" and (base / "vstar.json").is_file():
-                vstar = json.loads((base / "vstar.json").read_text())
-                ratios = [ours[p]["plan_cost"] / vstar[p] for p in ours if ours[p]["solved"] and vstar.get(p)]
-            else:
-                ratios = [ours[p]["plan_cost"] / lama[p]["plan_cost"] for p in ours
-                          if ours[p]["solved"] and p in lama and lama[p]["solved"] and lama[p]["plan_cost"]]
-            speed = [lama[p]["wall_time"] / ours[p]["wall_time"] for p in ours
-                     if ours[p]["solved"] and p in lama and lama[p]["solved"]]
-            # A lower bound where LAMA-first ran out of time: its wall time counted as the time limit.
-            bound = [(lama[p]["wall_time"] if lama[p]["solved"] else lama[p]["timeout"]) / ours[p]["wall_time"]
-                     for p in ours if ours[p]["solved"] and p in lama]
-            quality = sum(ratios) / len(ratios) if ratios else None
-            speedup = math.exp(sum(map(math.log, speed)) / len(speed)) if speed else None
-            at_least = math.exp(sum(map(math.log, bound)) / len(bound)) if bound else None
-            summary[f"{domain}/{split}"] = {"tasks": tasks, **solved, "cost_ratio": quality, "speedup": speedup,
-                                            "speedup_at_least": at_least,
-                                            "cost_ratio_of": "V*" if split == "optimal" else "LAMA-first"}
-            # solved/run: a run still going (or not started) shows how many tasks it has done.
-            shown = {label: f"{solved[label]}/{len(rows)}" if rows else "not run" for label, rows in runs.items()}
-            lines.append(f"| {domain} | {split} | {tasks} | {shown['ground-filter']} | {shown['ground-no-filter']} | "
-                         f"{shown['lama-quantified']} | {quality and f'{quality:.3f}'} | "
-                         f"{speedup and f'{speedup:.1f}x'} | {at_least and f'>= {at_least:.1f}x'} |")
+            lama = {r["problem"]: r for r in read_results(base / "lama-quantified" / "results.jsonl")}
+            runs = [""] + sorted(p.name.partition("@")[2] for p in base.glob("ground-filter@*"))
+            for name in runs:
+                row = _table_row(base, split, name, lama)
+                if row is None:
+                    continue
+                key = f"{domain}/{split}" + (f"@{name}" if name else "")
+                summary[key] = row
+                shown = {label: f"{row[label]}/{row['ran'][label]}" if row["ran"][label] else "not run"
+                         for label in row["ran"]}
+                quality, speedup, at_least = row["cost_ratio"], row["speedup"], row["speedup_at_least"]
+                lines.append(f"| {domain} | {split} | {name or 'shipped'} | {row['tasks']} | {shown['ground-filter']} | "
+                             f"{shown['ground-no-filter']} | {shown['lama-quantified']} | {quality and f'{quality:.3f}'} | "
+                             f"{speedup and f'{speedup:.1f}x'} | {at_least and f'>= {at_least:.1f}x'} |")
     (OUT / "table.md").write_text("\n".join(lines) + "\n")
     (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("\n".join(lines))
@@ -298,6 +345,14 @@ def main():
     parser.add_argument("--shipped", action="store_true",
                         help="test the shipped grounding model (the default when no model was trained in WORK)")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--run", default="", help="another recipe's data, model and results (see above)")
+    parser.add_argument("--valid-share", type=float, default=0.5,
+                        help="data: chance that a bound variable of a goal variant gets a statically valid object")
+    parser.add_argument("--ema", type=float, default=None, help="train: weight averaging (gnnplan train --ema)")
+    parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
+    parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")
+    parser.add_argument("--marks", default="", help="train: also keep the best model so far at these minutes "
+                        "(gnnplan train --snapshot-minutes, e.g. 20,60: files grounding@NAME-20min.pt)")
     args = parser.parse_args()
     unknown = sorted(set(args.domains) - set(SIZES))
     if unknown:

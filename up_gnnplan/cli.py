@@ -109,6 +109,9 @@ def _bundled_example(name: str) -> list[str]:
               help="With --grounding: goal variants per problem (the goal as written included).")
 @click.option("--states-per-goal", type=click.IntRange(min=1), default=48, show_default=True,
               help="With --grounding: states kept per goal variant (the initial state among them).")
+@click.option("--valid-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="With --grounding: chance that a bound variable of a goal variant gets an object breaking no "
+                   "static atom or inequality (the others are drawn among all objects of its type).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With --grounding: seed of the variants and states.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Problems labelled at once, each in its own process [default: 1, in this process; with "
@@ -123,8 +126,8 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--task-timeout", type=SECONDS, default=None,
               help="Seconds for each problem's process (runs each problem in a process of its own).")
 def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
-            successor_time_limit, no_successors, grounding, goals_per_problem, states_per_goal, seed, jobs, executor,
-            address, memory_mb, task_timeout):
+            successor_time_limit, no_successors, grounding, goals_per_problem, states_per_goal, valid_share, seed, jobs,
+            executor, address, memory_mb, task_timeout):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
     Examples: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz;
@@ -159,7 +162,7 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
 
                 data = build_grounding_dataset(domain, list(problems), GroundingDataOptions(
                     goals_per_problem=goals_per_problem, states_per_goal=states_per_goal, max_states=max_states,
-                    seed=seed), progress=progress)
+                    seed=seed, valid_share=valid_share), progress=progress)
             else:
                 data = build_dataset(domain, list(problems), options, progress=progress)
         path = data.save(output)
@@ -591,8 +594,11 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
 @click.option("--grounding-model", help="A goal-grounding model's name or ONNX file (default: the shipped one).")
 @click.option("--no-static-filter", is_flag=True,
               help="Let the model bind a variable even where a static goal atom or an inequality rules it out.")
+@click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Keep the BEAM best partial bindings by the model's value at each step and take the ground goal "
+                   "with the least FF value of the ground problem (1: the greedy binding).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the ground problem (PDDL) here.")
-def ground(files, grounding_model, no_static_filter, output):
+def ground(files, grounding_model, no_static_filter, beam, output):
     """Bind the existential goal of PROBLEM with a learned model; print the binding and the ground problem.
 
     Example: gnnplan ground domain.pddl p01.pddl -o p01-ground.pddl
@@ -607,7 +613,7 @@ def ground(files, grounding_model, no_static_filter, output):
 
     try:
         problem = load_pddl(*files)
-        grounded = ground_problem(problem, grounding_model, static_filter=not no_static_filter)
+        grounded = ground_problem(problem, grounding_model, static_filter=not no_static_filter, beam=beam)
     except GnnplanError as error:
         _fail(error)
     for step in grounded.steps:

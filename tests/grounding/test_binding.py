@@ -71,6 +71,24 @@ def test_bindings_are_distinct_valid_and_greedy_first(files, model):
     assert found[0].binding == binder.greedy().binding
 
 
+def test_the_beam_puts_the_binding_already_true_first_by_ff(files, model):
+    prob = load(files, "red-on-blue")
+    binder = make_binder(prob, str(model), static_filter=True, beam=4)
+    found = [g for _, g in zip(range(4), binder.bindings())]
+    assert found[0].binding == {"x1": "b", "x2": "d"}  # (on b d) holds: FF 0, whatever the model says
+    costs = [binder.relaxed[frozenset(g.binding.items())] for g in found]
+    assert costs[0] == 0.0 and costs == sorted(costs)  # the beam's ground goals in the order of FF
+    assert len({frozenset(g.binding.items()) for g in found}) == 4  # then depth-first, nothing twice
+    assert binder.model_calls >= 2 and len(binder.relaxed) == 4  # one FF build per ground goal of the beam
+
+
+def test_the_beam_yields_every_valid_binding_once_like_the_greedy_order(files, model):
+    prob = load(files, "tower")
+    greedy = [frozenset(g.binding.items()) for g in make_binder(prob, str(model), static_filter=True).bindings()]
+    beam = [frozenset(g.binding.items()) for g in make_binder(prob, str(model), static_filter=True, beam=3).bindings()]
+    assert sorted(map(sorted, beam)) == sorted(map(sorted, greedy)) and len(set(beam)) == len(beam) == 4
+
+
 def test_without_the_static_filter_the_model_weighs_every_object(files, model):
     binder = make_binder(load(files, "red-on-blue"), str(model), static_filter=False)
     assert binder.greedy().steps[0].candidates == 8
@@ -136,6 +154,10 @@ def test_cli_ground_prints_the_binding_and_writes_the_ground_problem(files, mode
                                        "--grounding-model", str(model), "--timeout", "60"])
     assert result.exit_code == 0, result.output
     assert "solved by lama-first, plan validated" in result.output
+    result = CliRunner().invoke(main, ["ground", str(files / "domain.pddl"), str(files / "red-on-blue.pddl"),
+                                       "--grounding-model", str(model), "--beam", "3"])
+    assert result.exit_code == 0, result.output
+    assert "?x1=b" in result.output.splitlines()[-1] and "(on b d)" in result.output
 
 
 def test_cli_dataset_grounding(files, tmp_path):

@@ -165,6 +165,28 @@ def test_unreachable_goal_variants_get_a_large_finite_cost_and_their_label(data)
             assert record.stats["initial_value"] == UNSATISFIABLE_FACTOR * base + UNSATISFIABLE_MARGIN
 
 
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_valid_share_says_how_often_a_bound_variable_keeps_the_static_atoms(files, share):
+    prob = load(files, "tower")
+    fluents = static_fluents(prob)
+    facts = static_facts(prob, fluents)
+    data = build_grounding_dataset(files / "domain.pddl", [files / "tower.pddl"],
+                                   GroundingDataOptions(goals_per_problem=12, states_per_goal=2, valid_share=share))
+    goal = QuantifiedGoal.of(prob)
+    by_name = {v.name: v for v in goal.variables}
+    broken = 0
+    for record in data.problems[1:]:  # the goal variants with something bound
+        variant = goal
+        for pair in record.stats["binding"].split(", "):
+            name, obj = pair.split("=")
+            variant = variant.bind(by_name[name.lstrip("?")], prob.object(obj))
+        broken += bool(variant.violations(facts, fluents))
+    if share == 1.0:
+        assert broken == 0  # every bound variable got an object that keeps its colour and the inequalities
+    else:
+        assert broken >= len(data.problems[1:]) // 2  # drawn among all four blocks: most break a colour
+
+
 def test_a_goal_without_quantified_variables_is_refused_for_grounding_data(files):
     with pytest.raises(GoalGroundingError, match="no existentially quantified variable"):
         build_grounding_dataset(files / "domain.pddl", [files / "ground.pddl"])
@@ -175,9 +197,9 @@ def test_mode_ground_params_are_checked_when_the_engine_is_built():
 
     from up_gnnplan.plugins.engine import GnnplanEngine
 
-    engine = GnnplanEngine(mode="ground", static_filter="false", planner="gnnplan", max_groundings=2)
+    engine = GnnplanEngine(mode="ground", static_filter="false", planner="gnnplan", max_groundings=2, binding_beam=4)
     assert engine.grounding == {"grounding_model": None, "static_filter": False, "planner": "gnnplan",
-                                "max_groundings": 2}
-    for bad in ({"static_filter": "maybe"}, {"planner": "lama"}, {"max_groundings": 0}):
+                                "max_groundings": 2, "binding_beam": 4}
+    for bad in ({"static_filter": "maybe"}, {"planner": "lama"}, {"max_groundings": 0}, {"binding_beam": 0}):
         with pytest.raises(UPUsageError, match=f"param '{next(iter(bad))}' must be"):
             GnnplanEngine(mode="ground", **bad)

@@ -10,6 +10,15 @@ limits ask for it), so a step costs one model call, not one per candidate.
 asks for another (its grounded problem proved unsolvable), the next-best candidate at the deepest
 step, as a depth-first search over binding steps with children in order of V.
 
+With ``beam`` k > 1 (an option beyond the paper), the first ground goals come from a beam search
+instead: the k best partial bindings by V are kept at each step (one model call per kept binding),
+and the k ground goals it ends with are ordered by the FF heuristic of the ground problem from the
+initial state (pymimir's, the delete relaxation: a binding already nearly true in the initial
+state costs little there), ties by V; a binding whose relaxed problem has no plan is proven
+unreachable and dropped. The depth-first order above follows for further bindings. The model
+proposes, FF arbitrates among its proposals, at k model calls per step and k small heuristic
+builds.
+
 The *static filter* (on by default) drops candidates that can never hold: a bound atom of a static
 predicate (one no action changes, such as a colour) that is false in the initial state, or two
 terms made equal under an inequality ``(not (= ?x ?y))``. Without it the model alone decides, as in
@@ -61,12 +70,14 @@ class GoalBinder:
             on the problem's domain with the grounding signature.
         static_filter: drop candidates that break a static atom or an inequality.
         limits: the solve's :class:`~up_gnnplan.limits.Limits` (time and memory of model calls).
+        beam: the beam width of the first bindings (1: the greedy binding of the paper).
     """
 
-    def __init__(self, problem, value_fn, static_filter: bool = True, limits=None, task=None):
+    def __init__(self, problem, value_fn, static_filter: bool = True, limits=None, task=None, beam: int = 1):
         from up_gnnplan.problems.bridge import Task
         from up_gnnplan.problems.loading import source_of
 
+        self.problem, self.limits, self.beam = problem, limits, beam
         self.goal = QuantifiedGoal.of(problem)
         self.task = task or Task(problem, source_of(problem))
         self.inputs = GroundingInputs(self.task)
@@ -81,6 +92,7 @@ class GoalBinder:
         self.evaluated = 0
         self.model_calls = 0
         self.seconds = 0.0
+        self.relaxed: dict = {}  # binding key -> FF value of the ground problem (None: relaxed-unsolvable)
 
     def children(self, goal: QuantifiedGoal) -> list[tuple[float, QuantifiedGoal, Step]]:
         """Return every goal one binding further, with its value, best (least) first."""
@@ -104,13 +116,18 @@ class GoalBinder:
                                                         len(options))) for i in order]
 
     def bindings(self) -> Iterator[Grounding]:
-        """Yield ground goals, greedy first, then by backtracking to the next-best choices."""
+        """Yield ground goals, best first (greedy, or the beam's by FF), then by backtracking."""
         if not self.goal.variables:
             yield Grounding(self.goal)
             return
+        seen = set()  # bindings yielded or reached already (in another order): not searched twice
+        if self.beam > 1:
+            for grounding in self._beam():
+                seen.add(_key(grounding.goal))
+                yield grounding
+            seen.update(key for key, cost in self.relaxed.items() if cost is None)  # proven unreachable
         # A stack of (remaining ranked children, steps so far): depth-first, best child first.
         stack = [(iter(self.children(self.goal)), [])]
-        seen = set()  # bindings reached already (in another order): not searched twice
         while stack:
             ranked, steps = stack[-1]
             choice = next(ranked, None)
@@ -118,7 +135,7 @@ class GoalBinder:
                 stack.pop()
                 continue
             _, child, step = choice
-            key = frozenset((v.name, o.name) for v, o in child.binding)
+            key = _key(child)
             if key in seen:
                 continue
             seen.add(key)
@@ -127,9 +144,48 @@ class GoalBinder:
             else:
                 stack.append((iter(self.children(child)), steps + [step]))
 
+    def _beam(self) -> list[Grounding]:
+        """The beam's ground goals, by the FF value of their ground problem, then by V."""
+        level = [(0.0, self.goal, [])]
+        while level and not level[0][1].is_ground:
+            pool, keys = [], set()
+            for _, goal, steps in level:
+                for value, child, step in self.children(goal)[: self.beam]:
+                    if _key(child) not in keys:
+                        keys.add(_key(child))
+                        pool.append((value, child, steps + [step]))
+            pool.sort(key=lambda item: item[0])
+            level = pool[: self.beam]
+        ranked = []
+        for value, goal, steps in level:
+            relaxed = self.relaxed_cost(goal)
+            if relaxed is not None:
+                ranked.append((relaxed, value, Grounding(goal, steps)))
+        ranked.sort(key=lambda item: item[:2])
+        return [grounding for _, _, grounding in ranked]
+
+    def relaxed_cost(self, goal: QuantifiedGoal) -> float | None:
+        """The FF value of the initial state for the ground ``goal`` (None: no relaxed plan, unreachable)."""
+        from up_gnnplan.problems.bridge import Task
+        from up_gnnplan.search.ff import FFHeuristic
+
+        key = _key(goal)
+        if key not in self.relaxed:
+            start = time.perf_counter()
+            check = self.limits.check if self.limits is not None else None
+            task = Task(goal.with_goal_of(self.problem), self.task.source, check=check)
+            self.relaxed[key] = FFHeuristic(task, self.limits)(task.initial_state())
+            self.seconds += time.perf_counter() - start
+        return self.relaxed[key]
+
     def greedy(self) -> Grounding:
-        """Return the greedy grounding; raise :class:`GoalGroundingError` when no candidate is left."""
+        """Return the first grounding (the greedy one, or the beam's best); raise :class:`GoalGroundingError` when no candidate is left."""
         for grounding in self.bindings():
             return grounding
         raise GoalGroundingError("no binding of the goal's variables passes the static filter (a static atom or an "
                                  "inequality of the goal fails for every object); the goal cannot hold")
+
+
+def _key(goal: QuantifiedGoal) -> frozenset:
+    """The binding of ``goal`` as a set of (variable, object) names: the same whatever the order."""
+    return frozenset((v.name, o.name) for v, o in goal.binding)

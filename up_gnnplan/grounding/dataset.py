@@ -4,8 +4,10 @@ Funkquist, Ståhlberg & Geffner (2024), section 7: the targets are the optimal c
 states ``s`` for goals ``G`` in which some variables are bound and the others quantified; a state
 satisfies ``G`` when some binding of its free variables makes every atom true. For each problem
 (with an existential goal) we draw goal variants, the goal as written and goals with a random
-subset of its variables bound, each to a random object of the right type, half of the time one that
-breaks no static atom or inequality, so the model sees valid, invalid and unreachable bindings. For
+subset of its variables bound, each to a random object of the right type, with probability
+``valid_share`` (half by default) one that breaks no static atom or inequality, so the model sees
+valid, invalid and unreachable bindings. A binder with the static filter never asks the model about a
+statically invalid binding: a higher ``valid_share`` spends the data on the bindings it does weigh. For
 each variant the state space is expanded by pymimir (the quantified goal compiled as in
 :mod:`up_gnnplan.problems.bridge`, so the goal test is exact) and some of its states are kept.
 
@@ -54,9 +56,11 @@ class GroundingDataOptions:
     states_per_goal: int = 48  # states kept per variant (the initial state always among them)
     max_states: int = 20_000  # state limit of one expansion
     seed: int = 0
+    valid_share: float = 0.5  # chance that a bound variable gets an object breaking no static atom or inequality
 
 
-def goal_variants(goal: QuantifiedGoal, objects, facts, fluents, count: int, rng: random.Random) -> list[QuantifiedGoal]:
+def goal_variants(goal: QuantifiedGoal, objects, facts, fluents, count: int, rng: random.Random,
+                  valid_share: float = 0.5) -> list[QuantifiedGoal]:
     """Return ``count`` distinct variants of ``goal``: itself first, then random partial bindings."""
     variants, seen = [goal], {()}
     for _ in range(20 * count):
@@ -66,7 +70,7 @@ def goal_variants(goal: QuantifiedGoal, objects, facts, fluents, count: int, rng
         chosen = rng.sample(list(goal.variables), rng.randint(1, len(goal.variables)))
         for variable in chosen:
             candidates = variant.candidates(variable, objects)
-            if rng.random() < 0.5:
+            if rng.random() < valid_share:
                 valid = [o for o in candidates if not variant.bind(variable, o).violations(facts, fluents)]
                 candidates = valid or candidates
             variant = variant.bind(variable, rng.choice(candidates))
@@ -102,7 +106,8 @@ def build_grounding_dataset(domain, problems, options: GroundingDataOptions | No
                               action_signature=base.action_signature, types=base.types)
         reference = _expand(base, options, problem_file)
         static = StateAtoms(base).static
-        for k, variant in enumerate(goal_variants(goal, base.objects, facts, fluents, options.goals_per_problem, rng)):
+        for k, variant in enumerate(goal_variants(goal, base.objects, facts, fluents, options.goals_per_problem, rng,
+                                                     options.valid_share)):
             if progress is not None and hasattr(progress, "phase"):
                 progress.phase(f"goal variant {k + 1}: {variant.describe_binding()}")
             if variant.violations(facts, fluents):

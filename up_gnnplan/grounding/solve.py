@@ -30,7 +30,8 @@ TRY_NEXT = (Status.UNSOLVABLE_PROVEN, Status.UNSOLVABLE_INCOMPLETELY)
 def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
     """Return (status, plan) of mode ``ground`` for ``engine`` (its params say the model, filter and planner)."""
     options = engine.grounding
-    metrics.update(planner=options["planner"], static_filter=str(options["static_filter"]))
+    metrics.update(planner=options["planner"], static_filter=str(options["static_filter"]),
+                   binding_beam=str(options["binding_beam"]))
     try:
         goal = QuantifiedGoal.of(problem)
         if not goal.variables:
@@ -38,7 +39,7 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
             return _plan(engine, problem, limits, messages, metrics)
         limits.check("before building the task")
         binder = make_binder(problem, options["grounding_model"], options["static_filter"], limits,
-                             engine.threads, engine.device)
+                             engine.threads, engine.device, beam=options["binding_beam"])
         metrics["grounding_model"] = str(binder.value_fn.path)
         for tried, grounding in enumerate(binder.bindings(), start=1):
             limits.check("after binding the goal")

@@ -36,7 +36,9 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   solves the ground problem with ``planner`` (``lama-first``: Fast Downward through
   up-fast-downward; ``gnnplan``: this engine's auto mode with the domain's value or policy
   model), trying up to ``max_groundings`` bindings while the planner proves them unsolvable
-  (see :mod:`up_gnnplan.grounding.solve`).
+  (see :mod:`up_gnnplan.grounding.solve`); ``binding_beam`` k > 1 takes the first bindings from
+  a beam of width k over the model's values, ordered by FF of the ground problem (1, the
+  default: the paper's greedy binding; :mod:`up_gnnplan.grounding.bind`).
 
 The time limit counts from the moment ``solve`` is called: building the task, loading the
 model, the search and the validation of the plan all count, and each is checked between units
@@ -154,6 +156,7 @@ PARAMS = {
     "static_filter": Param(True, _flag, "True or False"),
     "planner": Param("lama-first", _choice(PLANNERS), "one of " + ", ".join(PLANNERS)),
     "max_groundings": Param(5, _integer(1), "an integer >= 1"),
+    "binding_beam": Param(1, _integer(1), "an integer >= 1"),
 }
 
 
@@ -212,7 +215,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         self.fallback, self.astray_factor = values["fallback"], values["astray_factor"]
         self.symmetry = values["symmetry"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
-        self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings")}
+        self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings",
+                                                              "binding_beam")}
         self._called_at = self._kind = None
         if self.device != "auto":  # an explicit device that this installation cannot provide is refused now
             from up_gnnplan.errors import GnnplanError
