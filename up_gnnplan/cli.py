@@ -516,8 +516,11 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--planner", type=click.Choice(PLANNERS), default="lama-first", show_default=True,
               help="Mode ground: who solves the ground problem (Fast Downward's LAMA-first, or gnnplan's auto mode "
                    "with the domain's model).")
+@click.option("--binding-beam", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Mode ground: keep this many best partial bindings by the model's value at each step and bind "
+                   "with the ground goal of least FF value (1: the greedy binding).")
 def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, symmetry,
-          plan_file, grounding_model, no_static_filter, planner):
+          plan_file, grounding_model, no_static_filter, planner, binding_beam):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -539,7 +542,8 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
     try:
         engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps,
                                astray_factor=astray_factor, symmetry=symmetry, memory_mb=memory_mb,
-                               device=device, grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner)
+                               device=device, grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner,
+                               binding_beam=binding_beam)
     except UPUsageError as error:
         _fail(error)
     engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message
