@@ -91,6 +91,34 @@ def test_a_state_of_other_settings_or_data_is_refused_by_name(tmp_path):
         train(blocksworld("p02.pddl", "p03.pddl"), config(max_epochs=1), state_path=bad)
 
 
+def _atoms_reversed(data, path):
+    """A copy of ``data`` whose states list their atoms in the reverse order (the same states)."""
+    from up_gnnplan.datasets.store import Dataset
+
+    copy = Dataset.load(data.save(path))
+    for state in range(len(copy.value)):
+        start, end = copy.fluent_ptr[state], copy.fluent_ptr[state + 1]
+        copy.fluent_pred[start:end] = copy.fluent_pred[start:end][::-1].copy()
+        copy.fluent_args[start:end] = copy.fluent_args[start:end][::-1].copy()
+    return copy
+
+
+def test_the_same_states_stored_in_another_order_continue_with_a_note(tmp_path, capsys):
+    from up_gnnplan.training.resume import canonical_digest, data_digest
+
+    data = blocksworld("p02.pddl", "p03.pddl")
+    reordered = _atoms_reversed(data, tmp_path / "copy.npz")
+    assert data_digest(reordered) != data_digest(data) and canonical_digest(reordered) == canonical_digest(data)
+    state = tmp_path / "run.safetensors"
+    train(data, config(max_epochs=1), state_path=state)
+    _, _, record = train(reordered, config(max_epochs=2), state_path=state)
+    assert record["epochs"] == 2 and "stored in another order" in capsys.readouterr().err
+    changed = _atoms_reversed(data, tmp_path / "changed.npz")
+    changed.value[3] += 1.0  # one value differs: other data
+    with pytest.raises(GnnplanError, match="other training or validation data"):
+        train(changed, config(max_epochs=3), state_path=state)
+
+
 def test_cli_state_and_snapshots(tmp_path):
     from up_gnnplan.cli import main
 

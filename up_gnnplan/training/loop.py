@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     """Do :func:`train`'s work as one process of ``group``, on its device."""
     import torch
 
-    from up_gnnplan.training.resume import Progress, data_digest, load_state, restore, save_state
+    from up_gnnplan.training.resume import Progress, canonical_digest, data_digest, load_state, restore, save_state
 
     device = group.device
     seed_everything(config.seed, config.threads)
@@ -144,8 +145,10 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     average = WeightAverage(model, config.ema) if config.ema > 0 else None
     progress = Progress()
     digest = data_digest(dataset, validation) if state_path else None
+    canonical = canonical_digest(dataset, validation) if state_path else None
     if state_path is not None and Path(state_path).is_file():
-        progress, tensors = load_state(state_path, config, digest)
+        progress, tensors = load_state(state_path, config, digest, canonical,
+                                       note=lambda message: print(message, file=sys.stderr, flush=True))
         best = (tuple(progress.best_score), progress.best_epoch, restore(tensors, progress, model, optimiser))
         if average is not None:
             average.restore(tensors, progress.steps)
@@ -216,7 +219,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             progress.sampler_rng = rng.bit_generator.state
             progress.scheduler = schedule.state_dict() if schedule is not None else None
             save_state(state_path, config, digest, progress, model, best[2], optimiser, torch.get_rng_state(),
-                       average.tensors() if average is not None else None)
+                       average.tensors() if average is not None else None, canonical)
         if epoch - best[1] >= config.patience or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
             break
     progress.seconds = time.perf_counter() - start

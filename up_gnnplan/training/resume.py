@@ -10,8 +10,13 @@ the same weights as a run that was never stopped. A larger ``--max-seconds``, ``
 
 The file holds tensors and a JSON header only (no pickle, nothing executed on load): about four
 copies of the weights, around a megabyte for the R-GNN's default size, small enough to commit
-beside a long training. The header names the config and a digest of the training and validation
-data, and a state written for other data or another model is refused with the differing fields.
+beside a long training. The header names the config and two digests of the training and
+validation data, and a state written for other data or another model is refused with the
+differing fields. The exact digest covers the arrays as stored; the canonical one the same states
+and values whatever their order and the order of the atoms in a state, which a dataset built again
+in a later session may differ in (another PDDL writer, another pymimir: the same states, stored in
+another order). A state whose data match only canonically is continued from with a note: the
+run's batches then differ from an unstopped run's, its states and values do not.
 """
 
 from __future__ import annotations
@@ -30,6 +35,29 @@ FORMAT = "up-gnnplan-training-state"
 VERSION = 1
 # Fields of the config that may change between a run and its continuation: the budget and where it runs.
 BUDGET_FIELDS = frozenset({"max_seconds", "max_epochs", "patience", "threads", "device"})
+
+
+def canonical_digest(dataset, validation=None) -> str:
+    """A digest of the same data as :func:`data_digest` that does not depend on the order of the
+    states within a problem nor of the atoms within a state."""
+    digest = hashlib.sha256()
+    for data in (dataset, validation):
+        if data is None:
+            digest.update(b"none")
+            continue
+        digest.update("\n".join(p.name for p in data.problems).encode())
+        ptr, pred, args = data.fluent_ptr, data.fluent_pred, data.fluent_args
+        for problem in range(len(data.problems)):
+            rows = []
+            for state in np.flatnonzero(data.state_problem == problem):
+                atoms = np.column_stack([pred[ptr[state]:ptr[state + 1], None], args[ptr[state]:ptr[state + 1]]])
+                atoms = atoms[np.lexsort(atoms.T[::-1])] if len(atoms) else atoms
+                rows.append(np.ascontiguousarray(atoms, dtype=np.int64).tobytes()
+                            + np.float64(data.value[state]).tobytes() + bool(data.dead_end[state]).to_bytes(1, "little"))
+            for row in sorted(rows):
+                digest.update(len(row).to_bytes(8, "little") + row)
+            digest.update(b"|")
+    return digest.hexdigest()
 
 
 def data_digest(dataset, validation=None) -> str:
@@ -64,9 +92,9 @@ class Progress:
 
 
 def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng,
-               average: dict | None = None) -> Path:
+               average: dict | None = None, canonical: str | None = None) -> Path:
     """Write the run's state to ``path`` atomically (a stop while writing keeps the previous file);
-    ``average``: the weight average of ``--ema``."""
+    ``average``: the weight average of ``--ema``; ``canonical``: :func:`canonical_digest` of the data."""
     from safetensors.torch import save_file
 
     tensors = {f"model/{k}": v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
@@ -80,6 +108,8 @@ def save_state(path, config, digest: str, progress: Progress, model, best_weight
     progress.param_groups = adam["param_groups"]
     header = {"format": FORMAT, "version": str(VERSION), "config": json.dumps(config.to_dict()), "data": digest,
               "progress": json.dumps(progress.__dict__)}
+    if canonical is not None:
+        header["data_canonical"] = canonical
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
@@ -88,8 +118,11 @@ def save_state(path, config, digest: str, progress: Progress, model, best_weight
     return path
 
 
-def load_state(path, config, digest: str):
-    """Return (progress, tensors) of the run state in ``path``, after checking that it is this run's."""
+def load_state(path, config, digest: str, canonical: str | None = None, note=None):
+    """Return (progress, tensors) of the run state in ``path``, after checking that it is this run's.
+
+    ``canonical``: :func:`canonical_digest` of the data, accepted when the exact digest differs (the
+    same states in another order); ``note(message)`` is then told so."""
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
@@ -115,8 +148,12 @@ def load_state(path, config, digest: str):
                            + ", ".join(f"{k} {saved.get(k)!r} there, {wanted.get(k)!r} here" for k in differ)
                            + " (remove the file to start anew, or give the same settings to continue)")
     if header.get("data") != digest:
-        raise GnnplanError(f"{path}: written by a run on other training or validation data (the datasets' problems, "
-                           "states or values differ); remove the file to start anew")
+        if canonical is None or header.get("data_canonical") != canonical:
+            raise GnnplanError(f"{path}: written by a run on other training or validation data (the datasets' problems, "
+                               "states or values differ); remove the file to start anew")
+        if note is not None:
+            note(f"{path}: the datasets hold the same states and values as when the state was written, stored in "
+                 "another order (built again); training continues, with other batches than an unstopped run's")
     return Progress(**json.loads(header["progress"])), tensors
 
 
