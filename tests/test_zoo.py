@@ -75,6 +75,17 @@ def test_models_command_lists_every_entry():
     assert result.exit_code == 0, result.output
     rows = [line for line in result.output.splitlines() if line.startswith("| ") and not line.startswith("| model")]
     assert sorted(r.split(" | ")[0][2:] for r in rows) == sorted(e["name"] for e in SHIPPED)
+    assert max(len(r) for r in rows) < 4000  # long lists of validation problems are summarised
+
+
+def test_problem_lists_are_summarised():
+    from up_gnnplan.cli import _problem_list
+
+    names = [f"p{i}#{k}" for i in range(8) for k in range(3)] + ["q"]
+    assert _problem_list(names) == ("p0 (3 goal variants), p1 (3 goal variants), p2 (3 goal variants), "
+                                    "p3 (3 goal variants), p4 (3 goal variants), p5 (3 goal variants), "
+                                    "... (9 problems in all)")
+    assert _problem_list(["a.pddl", "b.pddl"]) == "a.pddl, b.pddl" and _problem_list([]) == ""
 
 
 def test_every_bundled_example_is_solved_by_a_shipped_model():

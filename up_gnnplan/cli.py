@@ -697,7 +697,7 @@ def models(markdown, check, device):
     for entry in shipped:
         record = entry.get("training", {})
         problems = len(record.get("problems") or [])
-        validation = ", ".join(record.get("validation_problems") or []) or "held-out training problems"
+        validation = _problem_list(record.get("validation_problems") or []) or "held-out training problems"
         coverage = entry.get("coverage", "not measured")
         more = entry.get("more_coverage", {})  # larger test sets of the same model
         seen = (f"{record['states_trained']:,} ({record.get('train_states_per_second', 0):.0f})"
@@ -715,6 +715,18 @@ def models(markdown, check, device):
                        f"{record.get('minutes', '?')} min on {problems} problems (seed {record.get('seed', '?')}); "
                        f"validation {error} on {validation}\n    coverage: {coverage}"
                        + "".join(f"\n    {name}: {text}" for name, text in more.items()))
+
+
+def _problem_list(names: list[str], most: int = 6) -> str:
+    """Name ``names`` briefly: goal variants ``P#k`` of one problem as one entry, at most ``most`` shown."""
+    variants: dict[str, int] = {}
+    for name in names:
+        stem = name.split("#")[0]
+        variants[stem] = variants.get(stem, 0) + 1
+    shown = [f"{stem} ({count} goal variants)" if count > 1 else stem for stem, count in list(variants.items())[:most]]
+    if len(variants) > most:
+        shown.append(f"... ({len(variants)} problems in all)")
+    return ", ".join(shown)
 
 
 def _check_models(shipped: list[dict], device: str) -> None:
