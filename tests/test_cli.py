@@ -37,6 +37,17 @@ def test_dataset_writes_file_and_prints_summary(tmp_path):
     assert len(data) == 27 and [p.name for p in data.problems] == ["p03", "p02"]
 
 
+def test_dataset_warns_when_the_time_limit_left_successors_out(tmp_path):
+    problem = [example("blocksworld"), example("blocksworld", "p04.pddl"), "--method", "optimal"]
+    result = run("dataset", *problem, "--successor-time-limit", "0.000001", "-o", tmp_path / "t.npz")
+    assert result.exit_code == 0, result.output
+    assert "left out by the time limit" in result.output and "--successor-expansion-limit" in result.output
+    result = run("dataset", *problem, "--successor-expansion-limit", "2", "-o", tmp_path / "e.npz")
+    assert result.exit_code == 0 and "left out by the time limit" not in result.output, result.output
+    stats = Dataset.load(tmp_path / "e.npz").problems[0].stats
+    assert stats["left_out_by_time_limit"] == 0 and stats["left_out_by_expansion_limit"] > 0
+
+
 def test_dataset_with_action_costs(tmp_path):
     out = tmp_path / "costs.npz"
     result = run("dataset", *PROBLEMS["costs"], "-o", out)

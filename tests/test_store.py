@@ -183,6 +183,32 @@ def test_optimal_labels_equal_full_expansion(name, heuristic, task_of):
         assert got == (full.value[j], full.steps[j], full.dead_end[j], full.is_goal[j]), key(atoms)
 
 
+@pytest.mark.parametrize("name", ["bw-p04", "gripper-p01"])
+def test_an_expansion_limit_leaves_out_the_same_successors_every_time(name, task_of):
+    task = task_of(name)
+    unlimited = label_optimal(task)
+    assert unlimited.left_out == {"time": 0, "expansion": 0}
+    first, second = (label_optimal(task, successor_expansion_limit=1) for _ in range(2))
+    assert first.left_out["expansion"] > 0 and first.left_out["time"] == 0
+    assert len(first) == len(second) == len(unlimited) - first.left_out["expansion"]
+    keys = [sorted(map(tuple, (s.as_strings(task.signature, task.object_names) for s in run.states)))
+            for run in (first, second)]
+    assert keys[0] == keys[1] and np.array_equal(first.value, second.value)
+    full = {tuple(s.as_strings(task.signature, task.object_names)): v for s, v in zip(unlimited.states, unlimited.value)}
+    assert all(full[tuple(s.as_strings(task.signature, task.object_names))] == v
+               for s, v in zip(first.states, first.value))  # what is labelled is labelled exactly
+
+
+def test_the_python_astar_of_tasks_with_costs_stops_at_its_expansion_limit(task_of):
+    from up_gnnplan.datasets.optimal import _astar_with_costs, _heuristic
+
+    task = task_of("bw-p04")
+    heuristic = _heuristic(task, "hmax")
+    assert _astar_with_costs(task, task.initial_state(), heuristic, 60.0, expansion_limit=1)[0] == "expansion-limit"
+    status, cost, plan = _astar_with_costs(task, task.initial_state(), heuristic, 60.0, expansion_limit=10_000)
+    assert status == "solved" and cost == label_optimal(task).initial_value == len(plan)
+
+
 def test_build_with_method_optimal(tmp_path):
     domain, problem = PROBLEMS["bw-p03"]
     data = build_dataset(domain, [problem], BuildOptions(method="optimal"))

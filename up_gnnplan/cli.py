@@ -101,6 +101,10 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--plan-time-limit", type=float, default=300.0, show_default=True, help="Seconds for one optimal plan.")
 @click.option("--successor-time-limit", type=float, default=5.0, show_default=True,
               help="Seconds to label one successor of a plan state (method optimal).")
+@click.option("--successor-expansion-limit", type=click.IntRange(min=1), default=None,
+              help="States one successor's search may expand (method optimal). Unlike the time limit, it stops the "
+                   "same searches on every machine: with it, and a time limit that is not reached first, a dataset "
+                   "built again is the same.")
 @click.option("--no-successors", is_flag=True, help="With method optimal, label only the states on the plans.")
 @click.option("--grounding", is_flag=True,
               help="Goal-grounding data (problems with existential goals): V*(s; G) under goal variants with some "
@@ -126,7 +130,7 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--task-timeout", type=SECONDS, default=None,
               help="Seconds for each problem's process (runs each problem in a process of its own).")
 def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
-            successor_time_limit, no_successors, grounding, goals_per_problem, states_per_goal, valid_share, seed, jobs,
+            successor_time_limit, successor_expansion_limit, no_successors, grounding, goals_per_problem, states_per_goal, valid_share, seed, jobs,
             executor, address, memory_mb, task_timeout):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
@@ -146,6 +150,7 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
     options = BuildOptions(
         method=method, max_states=max_states, allow_unsolvable=allow_unsolvable, heuristic=heuristic,
         plan_time_limit=plan_time_limit, successor_time_limit=successor_time_limit,
+        successor_expansion_limit=successor_expansion_limit,
         include_successors=not no_successors,
     )
     sweep = executor != "local" or (jobs or 1) > 1 or memory_mb is not None or task_timeout is not None
@@ -181,6 +186,11 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
         stats = record.stats
         click.echo(f"  {record.name}: {stats['states']} states ({record.method}), {stats['objects']} objects, "
                    f"V*(initial) = {stats['initial_value']:g}")
+    by_time = sum(record.stats.get("left_out_by_time_limit", 0) for record in data.problems)
+    if by_time:
+        click.echo(f"warning: {by_time} successor(s) left out by the time limit of {successor_time_limit:g} s: which "
+                   "ones depends on this machine's speed and load, so a dataset built again may differ; "
+                   "--successor-expansion-limit (with a longer time limit) makes it reproducible", err=True)
 
 
 class _GenerateCommand(click.Command):

@@ -42,6 +42,7 @@ class BuildOptions:
     heuristic: str = "hmax"  # admissible heuristic of the optimal planner
     plan_time_limit: float = 300.0  # seconds for one optimal plan
     successor_time_limit: float = 5.0  # seconds for labelling one successor off the plan
+    successor_expansion_limit: int | None = None  # expansions of one successor's search (reproducible, unlike time)
     include_successors: bool = True  # also label successors of plan states (method optimal)
 
 
@@ -62,6 +63,7 @@ def _label(task, options: BuildOptions, progress):
         heuristic=options.heuristic,
         plan_time_limit=options.plan_time_limit,
         successor_time_limit=options.successor_time_limit,
+        successor_expansion_limit=options.successor_expansion_limit,
         include_successors=options.include_successors,
         progress=update,
         phase=phase,
@@ -110,6 +112,7 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
                 "dead_ends": int(labelled.dead_end.sum()),
                 "initial_value": labelled.initial_value,
                 "objects": task.num_objects,
+                **{f"left_out_by_{limit}_limit": count for limit, count in getattr(labelled, "left_out", {}).items()},
             },
         )
         dataset.add_problem(record, labelled.states, labelled.value, labelled.steps, labelled.dead_end, labelled.is_goal,

@@ -2,8 +2,12 @@
 
 The states along an optimal plan get exact V* for free: every suffix of an optimal plan is
 optimal. Their successors off the plan are labelled by one more optimal search each, with a
-time limit; a search that exhausts the space proves a dead end, one that times out leaves the
-state out (no guessed label). The planner is pymimir's A* with an admissible heuristic
+time limit and, optionally, a limit on the states it may expand; a search that exhausts the space
+proves a dead end, one stopped by a limit leaves the state out (no guessed label). Which searches
+a time limit stops depends on the machine and its load, so a dataset built again may differ (the
+same problems gave 53, 55, 56, 60 and 61 states on one machine); an expansion limit stops the
+same searches everywhere: with one, and a time limit that is never reached first, the dataset is
+the same on every build. The states each limit left out are counted in :attr:`left_out`. The planner is pymimir's A* with an admissible heuristic
 (h^max by default, h^2 as the stronger option); tasks whose actions do not all cost 1 use a
 Python A* instead (see :func:`_astar_with_costs`).
 """
@@ -35,19 +39,41 @@ def _heuristic(task, name: str):
         return getattr(pymimir, HEURISTICS[name])(task.mimir_problem)
 
 
-def _search(task, state, heuristic, time_limit: float):
-    """Return (status, cost, actions) of an optimal search from ``state``."""
+class _ExpansionLimit(Exception):
+    """Raised from pymimir's expansion callback to stop a search at its expansion limit."""
+
+
+def _search(task, state, heuristic, time_limit: float, expansion_limit: int | None = None):
+    """Return (status, cost, actions) of an optimal search from ``state``; status "expansion-limit"
+    when it expanded ``expansion_limit`` states without a plan.
+
+    pymimir's own ``max_num_states`` counts the states of the problem's repository, which every
+    search of the problem adds to, so it is not a limit per search: the expansions are counted here.
+    """
     import pymimir
 
     if not has_unit_costs(task.up_problem):
-        return _astar_with_costs(task, state, heuristic, time_limit)
-    result = pymimir.astar_eager(task.mimir_problem, state, heuristic, max_time_seconds=time_limit)
+        return _astar_with_costs(task, state, heuristic, time_limit, expansion_limit)
+    options = {}
+    if expansion_limit:
+        expanded = [0]
+
+        def count(_state):
+            expanded[0] += 1
+            if expanded[0] > expansion_limit:
+                raise _ExpansionLimit
+
+        options["on_expand_state"] = count
+    try:
+        result = pymimir.astar_eager(task.mimir_problem, state, heuristic, max_time_seconds=time_limit, **options)
+    except _ExpansionLimit:
+        return "expansion-limit", None, []
     if result.status == "solved" and not result.solution:
         return result.status, 0.0, []  # the start is a goal: pymimir reports no cost
     return result.status, result.solution_cost, result.solution or []
 
 
-def _astar_with_costs(task, state, heuristic, time_limit: float):
+def _astar_with_costs(task, state, heuristic, time_limit: float, expansion_limit: int | None = None):
     """A* in Python, for tasks whose actions do not all cost 1.
 
     pymimir 0.13.63 is not used there: its A* reports "exhausted" when the goal state is first
@@ -61,6 +87,7 @@ def _astar_with_costs(task, state, heuristic, time_limit: float):
     parent: dict[int, tuple[int, object]] = {}
     tie = itertools.count()
     frontier = [(0.0, 0.0, next(tie), state)]
+    expanded = 0
     while frontier:
         _, g, _, current = heapq.heappop(frontier)
         index = current.get_index()
@@ -74,6 +101,9 @@ def _astar_with_costs(task, state, heuristic, time_limit: float):
             return "solved", g, plan[::-1]
         if time.perf_counter() - start > time_limit:
             return "timeout", None, []
+        expanded += 1
+        if expansion_limit and expanded > expansion_limit:
+            return "expansion-limit", None, []
         for action, successor, cost in successors(current):
             g_next = g + cost
             j = successor.get_index()
@@ -93,6 +123,7 @@ def label_optimal(
     heuristic: str = "hmax",
     plan_time_limit: float = 300.0,
     successor_time_limit: float = 5.0,
+    successor_expansion_limit: int | None = None,
     include_successors: bool = True,
     progress=None,
     phase=None,
@@ -100,6 +131,7 @@ def label_optimal(
     """Label the states of an optimal plan of ``task`` and, optionally, their successors.
 
     ``progress(done, total)`` follows the successors; ``phase(text)`` is told what is under way.
+    The result's ``left_out`` counts the successors each limit left unlabelled ("time", "expansion").
     """
     phase = phase or (lambda text: None)
     h = _heuristic(task, heuristic)
@@ -122,11 +154,13 @@ def label_optimal(
     suffix = np.concatenate([np.cumsum(costs[::-1])[::-1], [0.0]])
     seen = {s.get_index() for s in path}
     rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
+    left_out = {"time": 0, "expansion": 0}
     per_state = [None] * len(rows)  # the plan states' applicable actions, recorded once their successors are labelled
     if include_successors:
         pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
+        bound = f"{successor_time_limit:g} s" + (f" and {successor_expansion_limit:,} expansions" if successor_expansion_limit else "")
         phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
-              f"(at most {successor_time_limit:g} s each)")
+              f"(at most {bound} each)")
         for done, succ in enumerate(pending, start=1):
             if succ.get_index() in seen:
                 continue
@@ -134,11 +168,13 @@ def label_optimal(
             if is_goal(task, succ):
                 rows.append((succ, 0.0, 0, False, True, 2))
                 continue
-            s_status, s_cost, s_plan = _search(task, succ, h, successor_time_limit)
+            s_status, s_cost, s_plan = _search(task, succ, h, successor_time_limit, successor_expansion_limit)
             if s_status == "solved":
                 rows.append((succ, s_cost, len(s_plan), False, False, 2))
             elif s_status in ("unsolvable", "exhausted"):
                 rows.append((succ, float("inf"), -1, True, False, 2))
+            else:
+                left_out["expansion" if s_status == "expansion-limit" else "time"] += 1
             if progress is not None:
                 progress(done, len(pending))
         row_of = {r[0].get_index(): i for i, r in enumerate(rows)}
@@ -147,7 +183,7 @@ def label_optimal(
         per_state[len(path) - 1] = []  # the goal state: its actions are never needed
         per_state += [None] * (len(rows) - len(per_state))
     transitions = Transitions.collect(task, per_state, task.action_signature.width)
-    return LabelledStates(
+    labelled = LabelledStates(
         states=[atoms.fluent(r[0]) for r in rows],
         value=np.array([r[1] for r in rows], np.float64),
         steps=np.array([r[2] for r in rows], np.int32),
@@ -157,3 +193,5 @@ def label_optimal(
         initial_value=float(cost),
         transitions=transitions,
     )
+    labelled.left_out = left_out
+    return labelled
