@@ -175,12 +175,18 @@ def run(command: list, log: Path, output: Path | None = None, reuse: bool = Fals
 def label_optimal(domain: Path, problems: list[Path], name: str, log: Path, reuse: bool,
                   folder: Path | None = None) -> list[Path]:
     """Label each problem along optimal plans into its own file (``WORK/NAME-opt-PROBLEM.npz``, or
-    ``folder/opt-PROBLEM.npz``); return the files that succeeded."""
+    ``folder/opt-PROBLEM.npz``); return the files that succeeded.
+
+    Each successor off the plan gets at most 5,000 expansions (and 60 s as a guard), so that a file
+    built again in a later session is the same and a stopped training continues on it. The files
+    of the models shipped up to 2026-11-25 were labelled with ``--successor-time-limit 2`` instead
+    (their ``commands.log`` lines), which left out a different set of successors on each build."""
     done = []
     for problem in problems:
         out = folder / f"opt-{problem.stem}.npz" if folder else WORK / f"{name}-opt-{problem.stem}.npz"
         if run(["gnnplan", "dataset", domain, problem, "--method", "optimal", "--plan-time-limit", "60",
-                "--successor-time-limit", "2", "-o", out], log, out, reuse, check=False):
+                "--successor-time-limit", "60", "--successor-expansion-limit", "5000", "-o", out], log, out, reuse,
+               check=False):
             done.append(out)
     return done
 
