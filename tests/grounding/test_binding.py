@@ -89,6 +89,22 @@ def test_the_beam_yields_every_valid_binding_once_like_the_greedy_order(files, m
     assert sorted(map(sorted, beam)) == sorted(map(sorted, greedy)) and len(set(beam)) == len(beam) == 4
 
 
+def test_the_beam_is_narrowed_to_the_greedy_binding_when_time_does_not_afford_it(files, model, monkeypatch):
+    import up_gnnplan.grounding.bind as bind
+    from up_gnnplan.limits import Limits
+
+    prob = load(files, "tower")
+    greedy = make_binder(prob, str(model), static_filter=True).greedy()
+    monkeypatch.setattr(bind, "BEAM_SHARE", 0.0)  # no share of the time left for the beam's calls
+    binder = make_binder(prob, str(model), static_filter=True, limits=Limits(60, memory_mb=0), beam=4)
+    assert binder.greedy().binding == greedy.binding and not binder.relaxed  # no FF built: the greedy order
+    assert "narrowed to the greedy binding" in binder.beam_note and binder.model_calls == 3  # root valued once
+    monkeypatch.setattr(bind, "BEAM_SHARE", 1.0)
+    wide = make_binder(prob, str(model), static_filter=True, limits=Limits(60, memory_mb=0), beam=4)
+    wide.greedy()
+    assert wide.relaxed and not wide.beam_note  # 60 s afford it
+
+
 def test_without_the_static_filter_the_model_weighs_every_object(files, model):
     binder = make_binder(load(files, "red-on-blue"), str(model), static_filter=False)
     assert binder.greedy().steps[0].candidates == 8

@@ -38,6 +38,8 @@ from up_gnnplan.grounding.goal import GoalGroundingError, QuantifiedGoal, static
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.states.atoms import StateAtoms
 
+BEAM_SHARE = 0.25  # of the time left, at most, for the beam's expected model calls after its first step
+
 
 @dataclass(frozen=True)
 class Step:
@@ -93,6 +95,8 @@ class GoalBinder:
         self.model_calls = 0
         self.seconds = 0.0
         self.relaxed: dict = {}  # binding key -> FF value of the ground problem (None: relaxed-unsolvable)
+        self.beam_note = ""  # why the beam was narrowed to the greedy binding, if it was
+        self._root_children = None  # the first step's candidates: shared by the beam and the depth-first order
 
     def children(self, goal: QuantifiedGoal) -> list[tuple[float, QuantifiedGoal, Step]]:
         """Return every goal one binding further, with its value, best (least) first."""
@@ -127,7 +131,7 @@ class GoalBinder:
                 yield grounding
             seen.update(key for key, cost in self.relaxed.items() if cost is None)  # proven unreachable
         # A stack of (remaining ranked children, steps so far): depth-first, best child first.
-        stack = [(iter(self.children(self.goal)), [])]
+        stack = [(iter(self._root()), [])]
         while stack:
             ranked, steps = stack[-1]
             choice = next(ranked, None)
@@ -144,13 +148,30 @@ class GoalBinder:
             else:
                 stack.append((iter(self.children(child)), steps + [step]))
 
+    def _root(self) -> list:
+        """The first step's ranked candidates (one model call, made once)."""
+        if self._root_children is None:
+            self._root_children = self.children(self.goal)
+        return self._root_children
+
     def _beam(self) -> list[Grounding]:
-        """The beam's ground goals, by the FF value of their ground problem, then by V."""
+        """The beam's ground goals, by the FF value of their ground problem, then by V; none (the
+        greedy order follows) when the time left does not afford the beam's model calls."""
+        start = time.perf_counter()
+        self._root()
+        first = time.perf_counter() - start
+        remaining = self.limits.deadline.remaining() if self.limits is not None else None
+        expected = first * self.beam * (len(self.goal.variables) - 1)
+        if remaining is not None and expected > BEAM_SHARE * remaining:
+            self.beam_note = (f"beam {self.beam} narrowed to the greedy binding: its model calls would take about "
+                              f"{expected:.1f} s of the {remaining:.1f} s left (one call: {first:.2f} s)")
+            return []
         level = [(0.0, self.goal, [])]
         while level and not level[0][1].is_ground:
             pool, keys = [], set()
             for _, goal, steps in level:
-                for value, child, step in self.children(goal)[: self.beam]:
+                ranked = self._root() if goal is self.goal else self.children(goal)
+                for value, child, step in ranked[: self.beam]:
                     if _key(child) not in keys:
                         keys.add(_key(child))
                         pool.append((value, child, steps + [step]))

@@ -46,6 +46,9 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
             metrics.update(binding=" ".join(f"?{v}={o}" for v, o in grounding.binding.items()),
                            groundings_tried=str(tried), binding_seconds=f"{binder.seconds:.3f}",
                            bindings_evaluated=str(binder.evaluated))
+            if tried == 1 and binder.beam_note:
+                messages.append((LogLevel.INFO, binder.beam_note))
+                metrics["binding_beam"] = "1 (narrowed)"
             messages.append((LogLevel.INFO, f"binding {tried}: " + ", ".join(
                 f"?{s.variable}={s.obj} (V={s.value:.2f} of {s.candidates})" for s in grounding.steps)))
             impossible = grounding.goal.violations(binder.facts, binder.fluents)
