@@ -37,40 +37,47 @@ VERSION = 1
 BUDGET_FIELDS = frozenset({"max_seconds", "max_epochs", "patience", "threads", "device"})
 
 
+def data_digest(dataset, validation=None) -> str:
+    """A digest of what a run trains and selects on: problems, states, values and atoms, as stored."""
+    return _digest(dataset, validation, _stored_arrays)
+
+
 def canonical_digest(dataset, validation=None) -> str:
     """A digest of the same data as :func:`data_digest` that does not depend on the order of the
     states within a problem nor of the atoms within a state."""
+    return _digest(dataset, validation, _sorted_states)
+
+
+def _digest(dataset, validation, add) -> str:
+    """The digest of the problem names of both datasets and of what ``add(digest, data)`` adds."""
     digest = hashlib.sha256()
     for data in (dataset, validation):
         if data is None:
             digest.update(b"none")
             continue
         digest.update("\n".join(p.name for p in data.problems).encode())
-        ptr, pred, args = data.fluent_ptr, data.fluent_pred, data.fluent_args
-        for problem in range(len(data.problems)):
-            rows = []
-            for state in np.flatnonzero(data.state_problem == problem):
-                atoms = np.column_stack([pred[ptr[state]:ptr[state + 1], None], args[ptr[state]:ptr[state + 1]]])
-                atoms = atoms[np.lexsort(atoms.T[::-1])] if len(atoms) else atoms
-                rows.append(np.ascontiguousarray(atoms, dtype=np.int64).tobytes()
-                            + np.float64(data.value[state]).tobytes() + bool(data.dead_end[state]).to_bytes(1, "little"))
-            for row in sorted(rows):
-                digest.update(len(row).to_bytes(8, "little") + row)
-            digest.update(b"|")
+        add(digest, data)
     return digest.hexdigest()
 
 
-def data_digest(dataset, validation=None) -> str:
-    """A digest of what a run trains and selects on: problems, states, values and atoms."""
-    digest = hashlib.sha256()
-    for data in (dataset, validation):
-        if data is None:
-            digest.update(b"none")
-            continue
-        digest.update("\n".join(p.name for p in data.problems).encode())
-        for array in (data.state_problem, data.value, data.dead_end, data.fluent_ptr, data.fluent_pred, data.fluent_args):
-            digest.update(np.ascontiguousarray(array).tobytes())
-    return digest.hexdigest()
+def _stored_arrays(digest, data) -> None:
+    for array in (data.state_problem, data.value, data.dead_end, data.fluent_ptr, data.fluent_pred, data.fluent_args):
+        digest.update(np.ascontiguousarray(array).tobytes())
+
+
+def _sorted_states(digest, data) -> None:
+    """Each problem's states as sorted atoms with value and dead-end flag, in sorted order."""
+    ptr, pred, args = data.fluent_ptr, data.fluent_pred, data.fluent_args
+    for problem in range(len(data.problems)):
+        rows = []
+        for state in np.flatnonzero(data.state_problem == problem):
+            atoms = np.column_stack([pred[ptr[state]:ptr[state + 1], None], args[ptr[state]:ptr[state + 1]]])
+            atoms = atoms[np.lexsort(atoms.T[::-1])] if len(atoms) else atoms
+            rows.append(np.ascontiguousarray(atoms, dtype=np.int64).tobytes()
+                        + np.float64(data.value[state]).tobytes() + bool(data.dead_end[state]).to_bytes(1, "little"))
+        for row in sorted(rows):
+            digest.update(len(row).to_bytes(8, "little") + row)
+        digest.update(b"|")
 
 
 @dataclass
