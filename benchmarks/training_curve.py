@@ -217,14 +217,17 @@ def report(args) -> None:
 
     from up_gnnplan.compare import read_results
 
+    # The rows of the last report: a run whose snapshots are not on this machine (they live in /tmp)
+    # keeps them, and a mark measured here replaces its row.
+    earlier = json.loads((OUT / "results.json").read_text()) if (OUT / "results.json").is_file() else {}
     results, lines = {}, ["# Coverage against training time", "",
                           "Written by `python benchmarks/training_curve.py report`; commands in `commands.log`.", ""]
     for domain in runs():
         sets = SETS[base(domain)]
         marks = marks_of(domain, args.head)
-        if not marks:
+        if not marks and not earlier.get(domain):
             continue
-        rows, same = [], chosen_epochs(domain, args.head)
+        rows, same = [], chosen_epochs(domain, args.head) if marks else {}
         for mark, path in marks.items():
             tested = same[mark][1]  # the mark whose run holds this mark's weights
             if not path.with_suffix(".onnx").is_file() and tested == mark:
@@ -240,6 +243,9 @@ def report(args) -> None:
                 records = read_results(found) if found.is_file() else []
                 row["coverage"][name] = [sum(r["solved"] for r in records), len(test_set(name)[1]), len(records)]
             rows.append(row)
+        measured = {row["mark"] for row in rows}
+        rows = [row for row in earlier.get(domain, []) if row["mark"] not in measured] + rows
+        rows.sort(key=_mark_order)
         results[domain] = rows
         lines += [f"## {domain}", "", "| model | minutes | states trained | epoch | validation | "
                   + " | ".join(sets) + " |", "|---|---:|---:|---:|---:|" + "---:|" * len(sets)]
@@ -258,10 +264,15 @@ def report(args) -> None:
     print("\n".join(lines))
 
 
+def _mark_order(row: dict) -> tuple:
+    """Marks in training order: 5min, 5min-last, 15min, ..., final."""
+    found = MARK.fullmatch(row["mark"])
+    return (float("inf"), 0) if found is None else (float(found["minutes"]), bool(found["last"]))
+
+
 def judged_epochs(head: str) -> list[str]:
     """How often an epoch's greedy policy works: per policy-judged run, how many of its epochs solved
-    each number of the judge problems (from the curve of its latest model: final, or last snapshot)."""
-    import torch
+    each number of the judge problems (from the curve in the run's committed state file)."""
 
     lines = ["## How often an epoch's policy works (policy-judged runs)", "",
              "Per epoch the judge runs the greedy policy on its generated problems (`JUDGE`, larger than training); "
@@ -270,17 +281,19 @@ def judged_epochs(head: str) -> list[str]:
              "work is not measured here.", "",
              "| run | epochs | judge problems | all solved | none solved | all solved, first half | all solved, second half "
              "| solved per epoch |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    from safetensors import safe_open
+
     rows = 0
     for domain in runs():
-        marks = marks_of(domain, head)
-        if not marks:
+        state = OUT / domain / "state.safetensors"  # committed: the whole run's curve, on any machine
+        if not state.is_file() or base(domain) not in JUDGE:
             continue
-        record = torch.load(list(marks.values())[-1] if "final" not in marks else marks["final"], weights_only=True,
-                            map_location="cpu")["record"]
-        solved = [row[4] for row in record["curve"] if len(row) == 6]
+        with safe_open(str(state), framework="pt") as handle:
+            curve = json.loads(handle.metadata()["progress"])["curve"]
+        solved = [row[4] for row in curve if len(row) == 6]
         if not solved:
             continue
-        k, half = len(record["policy_validation"]["problems"]), len(solved) // 2
+        k, half = sum(count for _, count in JUDGE[base(domain)][1]), len(solved) // 2
         first, second = solved[:half], solved[half:]
         lines.append(f"| {domain} | {len(solved)} | {k} | {solved.count(k)} | {solved.count(0)} | "
                      f"{first.count(k)}/{len(first)} | {second.count(k)}/{len(second)} | {''.join(map(str, solved))} |")
