@@ -102,7 +102,18 @@ def test_the_beam_is_narrowed_to_the_greedy_binding_when_time_does_not_afford_it
     monkeypatch.setattr(bind, "BEAM_SHARE", 1.0)
     wide = make_binder(prob, str(model), static_filter=True, limits=Limits(60, memory_mb=0), beam=4)
     wide.greedy()
-    assert wide.relaxed and not wide.beam_note  # 60 s afford it
+    assert wide.relaxed and not wide.beam_note and not wide.beam_narrowed  # 60 s afford it
+
+
+def test_ff_is_left_out_of_the_beam_where_building_it_could_break_the_time_limit(files, model, monkeypatch):
+    import up_gnnplan.search.ff as ff
+
+    prob = load(files, "red-on-blue")
+    monkeypatch.setattr(ff, "MAX_INITIAL_ACTIONS", 0)  # as if grounding FF took seconds that cannot be interrupted
+    binder = make_binder(prob, str(model), static_filter=True, beam=4)
+    found = [frozenset(g.binding.items()) for g in binder.bindings()]
+    assert not binder.relaxed and "FF left out of the beam" in binder.beam_note and not binder.beam_narrowed
+    assert len(found) == len(set(found)) == 4  # the beam's ground goals in the model's order, then the rest
 
 
 def test_without_the_static_filter_the_model_weighs_every_object(files, model):

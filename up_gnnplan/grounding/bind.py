@@ -95,8 +95,11 @@ class GoalBinder:
         self.model_calls = 0
         self.seconds = 0.0
         self.relaxed: dict = {}  # binding key -> FF value of the ground problem (None: relaxed-unsolvable)
-        self.beam_note = ""  # why the beam was narrowed to the greedy binding, if it was
+        self.beam_note = ""  # why the beam was narrowed to the greedy binding, or FF left out, if it was
+        self.beam_narrowed = False
         self._root_children = None  # the first step's candidates: shared by the beam and the depth-first order
+        self._initial_actions: int | None = None  # applicable in the initial state (counted once, for FF's guard)
+        self._slowest_ff = 0.0  # seconds of the slowest FF build of the beam so far
 
     def children(self, goal: QuantifiedGoal) -> list[tuple[float, QuantifiedGoal, Step]]:
         """Return every goal one binding further, with its value, best (least) first."""
@@ -163,6 +166,7 @@ class GoalBinder:
         remaining = self.limits.deadline.remaining() if self.limits is not None else None
         expected = first * self.beam * (len(self.goal.variables) - 1)
         if remaining is not None and expected > BEAM_SHARE * remaining:
+            self.beam_narrowed = True
             self.beam_note = (f"beam {self.beam} narrowed to the greedy binding: its model calls would take about "
                               f"{expected:.1f} s of the {remaining:.1f} s left (one call: {first:.2f} s)")
             return []
@@ -177,13 +181,35 @@ class GoalBinder:
                         pool.append((value, child, steps + [step]))
             pool.sort(key=lambda item: item[0])
             level = pool[: self.beam]
-        ranked = []
+        ranked, unvalued = [], []
         for value, goal, steps in level:
+            if not self._ff_affordable():  # the rest after the FF-ranked ones, in the model's order
+                unvalued.append(Grounding(goal, steps))
+                continue
             relaxed = self.relaxed_cost(goal)
             if relaxed is not None:
                 ranked.append((relaxed, value, Grounding(goal, steps)))
         ranked.sort(key=lambda item: item[:2])
-        return [grounding for _, _, grounding in ranked]
+        return [grounding for _, _, grounding in ranked] + unvalued
+
+    def _ff_affordable(self) -> bool:
+        """Whether one more FF heuristic can be built: building one cannot be interrupted, so not
+        on a task whose initial state has more applicable actions than the dual searches allow
+        FF for, nor with less time left than four times the slowest build so far."""
+        from up_gnnplan.search.ff import MAX_INITIAL_ACTIONS
+
+        if self._initial_actions is None:
+            self._initial_actions = len(self.task.initial_state().generate_applicable_actions())
+        if self._initial_actions > MAX_INITIAL_ACTIONS:
+            self.beam_note = (f"FF left out of the beam: the initial state has {self._initial_actions:,} applicable "
+                              f"actions (above {MAX_INITIAL_ACTIONS:,}); its bindings in the model's order")
+            return False
+        remaining = self.limits.deadline.remaining() if self.limits is not None else None
+        if remaining is not None and remaining < 4 * self._slowest_ff:
+            self.beam_note = (f"FF stopped after {len(self.relaxed)} of the beam's ground goals: {remaining:.1f} s left, "
+                              f"one build took up to {self._slowest_ff:.2f} s; the others in the model's order")
+            return False
+        return True
 
     def relaxed_cost(self, goal: QuantifiedGoal) -> float | None:
         """The FF value of the initial state for the ground ``goal`` (None: no relaxed plan, unreachable)."""
@@ -196,6 +222,7 @@ class GoalBinder:
             check = self.limits.check if self.limits is not None else None
             task = Task(goal.with_goal_of(self.problem), self.task.source, check=check)
             self.relaxed[key] = FFHeuristic(task, self.limits)(task.initial_state())
+            self._slowest_ff = max(self._slowest_ff, time.perf_counter() - start)
             self.seconds += time.perf_counter() - start
         return self.relaxed[key]
 

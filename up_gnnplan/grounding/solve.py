@@ -48,6 +48,7 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
                            bindings_evaluated=str(binder.evaluated))
             if tried == 1 and binder.beam_note:
                 messages.append((LogLevel.INFO, binder.beam_note))
+            if binder.beam_narrowed:
                 metrics["binding_beam"] = "1 (narrowed)"
             messages.append((LogLevel.INFO, f"binding {tried}: " + ", ".join(
                 f"?{s.variable}={s.obj} (V={s.value:.2f} of {s.candidates})" for s in grounding.steps)))
