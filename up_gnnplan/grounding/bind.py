@@ -17,7 +17,13 @@ initial state (pymimir's, the delete relaxation: a binding already nearly true i
 state costs little there), ties by V; a binding whose relaxed problem has no plan is proven
 unreachable and dropped. The depth-first order above follows for further bindings. The model
 proposes, FF arbitrates among its proposals, at k model calls per step and k small heuristic
-builds.
+builds. Where model calls are slow (large grids) that can take the time the planner needs: after
+the first step, whose one call is timed, the beam goes on only if k calls per remaining step are
+expected to take at most :data:`BEAM_SHARE` of the time left, else the binding is the greedy one.
+Building an FF heuristic cannot be interrupted, so FF is left out (the beam's ground goals then
+follow the model's order) on a task whose initial state has more applicable actions than the dual
+searches allow FF for, and once less time is left than four times the slowest build so far.
+:attr:`GoalBinder.beam_note` says when either happened.
 
 The *static filter* (on by default) drops candidates that can never hold: a bound atom of a static
 predicate (one no action changes, such as a colour) that is false in the initial state, or two
