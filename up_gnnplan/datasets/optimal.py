@@ -7,9 +7,10 @@ proves a dead end, one stopped by a limit leaves the state out (no guessed label
 a time limit stops depends on the machine and its load, so a dataset built again may differ (the
 same problems gave 53, 55, 56, 60 and 61 states on one machine); an expansion limit stops the
 same searches everywhere: with one, and a time limit that is never reached first, the dataset is
-the same on every build. The states each limit left out are counted in :attr:`left_out`. The planner is pymimir's A* with an admissible heuristic
-(h^max by default, h^2 as the stronger option); tasks whose actions do not all cost 1 use a
-Python A* instead (see :func:`_astar_with_costs`).
+the same on every build. The states each limit left out are counted in :attr:`left_out`. The
+planner is pymimir's A* with an admissible heuristic (h^max by default, h^2 as the stronger
+option); tasks whose actions do not all cost 1 use a Python A* instead (see
+:func:`_astar_with_costs`).
 """
 
 from __future__ import annotations
