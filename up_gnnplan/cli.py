@@ -130,8 +130,8 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--task-timeout", type=SECONDS, default=None,
               help="Seconds for each problem's process (runs each problem in a process of its own).")
 def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
-            successor_time_limit, successor_expansion_limit, no_successors, grounding, goals_per_problem, states_per_goal, valid_share, seed, jobs,
-            executor, address, memory_mb, task_timeout):
+            successor_time_limit, successor_expansion_limit, no_successors, grounding, goals_per_problem,
+            states_per_goal, valid_share, seed, jobs, executor, address, memory_mb, task_timeout):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
     Examples: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz;
@@ -552,8 +552,8 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
     try:
         engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps,
                                astray_factor=astray_factor, symmetry=symmetry, memory_mb=memory_mb,
-                               device=device, grounding_model=grounding_model, static_filter=not no_static_filter, planner=planner,
-                               binding_beam=binding_beam)
+                               device=device, grounding_model=grounding_model, static_filter=not no_static_filter,
+                               planner=planner, binding_beam=binding_beam)
     except UPUsageError as error:
         _fail(error)
     engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message
@@ -729,10 +729,9 @@ def models(markdown, check, device):
 
 def _problem_list(names: list[str], most: int = 6) -> str:
     """Name ``names`` briefly: goal variants ``P#k`` of one problem as one entry, at most ``most`` shown."""
-    variants: dict[str, int] = {}
-    for name in names:
-        stem = name.split("#")[0]
-        variants[stem] = variants.get(stem, 0) + 1
+    from collections import Counter
+
+    variants = Counter(name.split("#")[0] for name in names)  # in the order of first appearance
     shown = [f"{stem} ({count} goal variants)" if count > 1 else stem for stem, count in list(variants.items())[:most]]
     if len(variants) > most:
         shown.append(f"... ({len(variants)} problems in all)")

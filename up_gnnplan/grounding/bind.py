@@ -11,19 +11,19 @@ asks for another (its grounded problem proved unsolvable), the next-best candida
 step, as a depth-first search over binding steps with children in order of V.
 
 With ``beam`` k > 1 (an option beyond the paper), the first ground goals come from a beam search
-instead: the k best partial bindings by V are kept at each step (one model call per kept binding),
-and the k ground goals it ends with are ordered by the FF heuristic of the ground problem from the
-initial state (pymimir's, the delete relaxation: a binding already nearly true in the initial
-state costs little there), ties by V; a binding whose relaxed problem has no plan is proven
-unreachable and dropped. The depth-first order above follows for further bindings. The model
-proposes, FF arbitrates among its proposals, at k model calls per step and k small heuristic
-builds. Where model calls are slow (large grids) that can take the time the planner needs: after
-the first step, whose one call is timed, the beam goes on only if k calls per remaining step are
-expected to take at most :data:`BEAM_SHARE` of the time left, else the binding is the greedy one.
-Building an FF heuristic cannot be interrupted, so FF is left out (the beam's ground goals then
-follow the model's order) on a task whose initial state has more applicable actions than the dual
-searches allow FF for, and once less time is left than four times the slowest build so far.
-:attr:`GoalBinder.beam_note` says when either happened.
+instead: the k best partial bindings by V are kept at each step (their candidates valued in one
+call), and the k ground goals it ends with are ordered by the FF heuristic of the ground problem
+from the initial state (pymimir's, the delete relaxation: a binding already nearly true in the
+initial state costs little there), ties by V; a binding whose relaxed problem has no plan is
+proven unreachable and dropped. The depth-first order above follows for further bindings. The
+model proposes, FF arbitrates among its proposals, at k times the candidates per step and k small
+heuristic builds. Where model calls are slow (large grids) that can take the time the planner
+needs: after the first step, whose call is timed, the beam goes on only if k times that per
+remaining step is expected to take at most :data:`BEAM_SHARE` of the time left, else the binding
+is the greedy one. Building an FF heuristic cannot be interrupted, so FF is left out (the beam's
+ground goals then follow the model's order) on a task whose initial state has more applicable
+actions than the dual searches allow FF for, and once less time is left than four times the
+slowest build so far. :attr:`GoalBinder.beam_note` says when either happened.
 
 The *static filter* (on by default) drops candidates that can never hold: a bound atom of a static
 predicate (one no action changes, such as a colour) that is false in the initial state, or two
@@ -109,24 +109,36 @@ class GoalBinder:
 
     def children(self, goal: QuantifiedGoal) -> list[tuple[float, QuantifiedGoal, Step]]:
         """Return every goal one binding further, with its value, best (least) first."""
-        options = []
-        for variable in goal.variables:
-            for obj in goal.candidates(variable, self.task.objects):
-                child = goal.bind(variable, obj)
-                if self.static_filter and child.violations(self.facts, self.fluents):
-                    continue
-                options.append((variable, obj, child))
+        return self._children_of([goal])[0]
+
+    def _children_of(self, goals: list[QuantifiedGoal]) -> list[list[tuple[float, QuantifiedGoal, Step]]]:
+        """:meth:`children` of each of ``goals``, all valued in one model call."""
+        options, owner = [], []
+        for index, goal in enumerate(goals):
+            for variable in goal.variables:
+                for obj in goal.candidates(variable, self.task.objects):
+                    child = goal.bind(variable, obj)
+                    if self.static_filter and child.violations(self.facts, self.fluents):
+                        continue
+                    options.append((variable, obj, child))
+                    owner.append(index)
         if not options:
-            return []
+            return [[] for _ in goals]
         start = time.perf_counter()
         values = self.evaluate(options, lambda chunk: [self.inputs.state_input(self.state, c) for _, _, c in chunk],
                                what=f"{len(options)} candidate bindings")
         self.seconds += time.perf_counter() - start
         self.evaluated += len(options)
         self.model_calls += 1
-        order = np.argsort(values, kind="stable")
-        return [(float(values[i]), options[i][2], Step(options[i][0].name, options[i][1].name, float(values[i]),
-                                                        len(options))) for i in order]
+        owner = np.asarray(owner)
+        ranked = []
+        for index in range(len(goals)):
+            mine = np.flatnonzero(owner == index)
+            count = len(mine)
+            ranked.append([(float(values[i]), options[i][2], Step(options[i][0].name, options[i][1].name,
+                                                                  float(values[i]), count))
+                           for i in mine[np.argsort(values[mine], kind="stable")]])
+        return ranked
 
     def bindings(self) -> Iterator[Grounding]:
         """Yield ground goals, best first (greedy, or the beam's by FF), then by backtracking."""
@@ -170,7 +182,7 @@ class GoalBinder:
         self._root()
         first = time.perf_counter() - start
         remaining = self.limits.deadline.remaining() if self.limits is not None else None
-        expected = first * self.beam * (len(self.goal.variables) - 1)
+        expected = first * self.beam * (len(self.goal.variables) - 1)  # one call per step, k times the candidates
         if remaining is not None and expected > BEAM_SHARE * remaining:
             self.beam_narrowed = True
             self.beam_note = (f"beam {self.beam} narrowed to the greedy binding: its model calls would take about "
@@ -179,8 +191,8 @@ class GoalBinder:
         level = [(0.0, self.goal, [])]
         while level and not level[0][1].is_ground:
             pool, keys = [], set()
-            for _, goal, steps in level:
-                ranked = self._root() if goal is self.goal else self.children(goal)
+            every = [self._root()] if level[0][1] is self.goal else self._children_of([goal for _, goal, _ in level])
+            for (_, goal, steps), ranked in zip(level, every):
                 for value, child, step in ranked[: self.beam]:
                     if _key(child) not in keys:
                         keys.add(_key(child))
