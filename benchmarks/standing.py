@@ -16,7 +16,9 @@ domains, 60 s per task.
     ``standing/DOMAIN/gnnplan@NAME/``; no baselines. The report puts every variant found beside
     the default mode, so a change of default is decided on the same 330 tasks. With
     ``--only-unsolved``, only the tasks the default mode's column left unsolved: what a change
-    can recover, at a fraction of the time (the report says "(n run)").
+    can recover, at a fraction of the time (the report says "(n run)"); with ``--only-gave-up``,
+    only the tasks where its policy gave up, solved by the fallback or not: the only ones a change
+    of the fallback alone can change.
 ``report``
     ``standing/report.md`` and ``standing/results.json``: coverage of each engine per domain
     and in total (each column names where its rows come from), gnnplan's plan length against
@@ -166,11 +168,13 @@ def run_domains(args) -> None:
         domain, tests = tests_of(name)
         if args.variant:
             params = [item for param in args.engine_param for item in ("--engine-param", f"gnnplan:{param}")]
-            if args.only_unsolved:
+            if args.only_unsolved or args.only_gave_up:
                 from up_gnnplan.compare import read_results
 
-                solved = {r["problem"] for r in read_results(OUT / name / "gnnplan" / "results.jsonl") if r["solved"]}
-                tests = [t for t in tests if t.name not in solved]
+                rows = read_results(OUT / name / "gnnplan" / "results.jsonl")
+                keep = ({r["problem"] for r in rows if not r["solved"]} if args.only_unsolved else
+                        {r["problem"] for r in rows if any(p["status"] == "gave-up" for p in phases(r["notes"]))})
+                tests = [t for t in tests if t.name in keep]
                 if not tests:
                     continue
             run(["gnnplan", "compare", domain, *tests, "--engine", "gnnplan", *params, "--timeout", args.timeout,
@@ -366,6 +370,9 @@ def main():
                         help="gnnplan engine param of --variant (repeatable)")
     parser.add_argument("--only-unsolved", action="store_true",
                         help="--variant: only the tasks the default mode's column left unsolved")
+    parser.add_argument("--only-gave-up", action="store_true",
+                        help="--variant: only the tasks where the default mode's policy gave up (the only ones a "
+                             "change of the fallback can change)")
     args = parser.parse_intermixed_args()
     if bool(args.variant) != bool(args.engine_param):
         parser.error("--variant and --engine-param go together")

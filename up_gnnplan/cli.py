@@ -513,6 +513,9 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--astray-factor", type=click.FloatRange(min=0.0), default=4.0, show_default=True,
               help="Mode auto: the policy also gives up after this many times FF's estimate of the initial state's "
                    "cost plus 50 steps, leaving the time left to the fallback; 0: off.")
+@click.option("--seed-fallback/--no-seed-fallback", default=True, show_default=True,
+              help="Mode auto: the fallback search starts with the states of the path the policy walked in its open "
+                   "lists (the initial state stays open), so it goes on from the best of them.")
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="One successor per class of symmetric actions (actions that differ by interchangeable objects, "
                    "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
@@ -529,8 +532,8 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--binding-beam", type=click.IntRange(min=1), default=1, show_default=True,
               help="Mode ground: keep this many best partial bindings by the model's value at each step and bind "
                    "with the ground goal of least FF value (1: the greedy binding).")
-def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, symmetry,
-          plan_file, grounding_model, no_static_filter, planner, binding_beam):
+def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, seed_fallback,
+          symmetry, plan_file, grounding_model, no_static_filter, planner, binding_beam):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -551,7 +554,8 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
         _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
         engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps,
-                               astray_factor=astray_factor, symmetry=symmetry, memory_mb=memory_mb,
+                               astray_factor=astray_factor, seed_fallback=seed_fallback, symmetry=symmetry,
+                               memory_mb=memory_mb,
                                device=device, grounding_model=grounding_model, static_filter=not no_static_filter,
                                planner=planner, binding_beam=binding_beam)
     except UPUsageError as error:

@@ -192,3 +192,21 @@ def test_ff_is_built_once_for_the_step_limit_and_the_fallback(monkeypatch):
     assert any(m.startswith("policy step limit 1 ") for m in messages), messages
     assert any(m.startswith("dual-") for m in messages), messages
     assert len(built) == 1
+
+
+@pytest.mark.parametrize("seed_fallback", [True, False])
+def test_seed_fallback_hands_the_policys_path_to_the_fallback(seed_fallback, tmp_path):
+    problem = bundled_problem()
+    path = untrained_model(problem, tmp_path / "m.onnx")
+    result = GnnplanEngine(model=str(path), max_steps=2, astray_factor=0,
+                           seed_fallback=seed_fallback).solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING
+    fallback = [m.message for m in result.log_messages if m.message.startswith("dual-gbfs")]
+    assert len(fallback) == 1 and ("seeded with" in fallback[0]) is seed_fallback, fallback
+
+
+def test_seed_fallback_must_be_a_flag():
+    from unified_planning.exceptions import UPUsageError
+
+    with pytest.raises(UPUsageError, match="seed_fallback"):
+        GnnplanEngine(seed_fallback="maybe")

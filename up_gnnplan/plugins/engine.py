@@ -20,6 +20,11 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   estimate of the initial state's cost plus 50 steps (at most ``max_steps``), leaving the rest of
   the time to the fallback (4, the default; 0: off, the policy walks up to ``max_steps``;
   measured on the 330 tasks of the standing comparison, benchmarks/RESULTS.md);
+- ``seed_fallback``: in mode auto, the fallback search starts with the states of the path the
+  policy walked before it gave up in its open lists (at the policy's values, and by their own FF
+  value in the dual searches), so it can go on from the best of them instead of finding them
+  again; the initial state stays open, so the search stays complete (True, the default; False:
+  the fallback starts from the initial state alone);
 - ``symmetry``: one successor of each class of symmetric actions (actions whose arguments
   differ by swapping interchangeable objects, such as Spanner's spanners: their successors are
   the same state up to renaming, so a model gives them one value and they reach a goal alike):
@@ -148,6 +153,7 @@ PARAMS = {
     "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS)),
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)"),
+    "seed_fallback": Param(True, _flag, "True or False"),
     "symmetry": Param(True, _flag, "True or False"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
@@ -213,7 +219,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         values = check_params(params)
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
         self.fallback, self.astray_factor = values["fallback"], values["astray_factor"]
-        self.symmetry = values["symmetry"]
+        self.symmetry, self.seed_fallback = values["symmetry"], values["seed_fallback"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings",
                                                               "binding_beam")}
@@ -351,6 +357,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                     kwargs["max_steps"] = self._astray_steps(task, limits, messages)
                 if name != "action-policy":  # its scores need no successor states to be valued
                     kwargs["symmetry"] = self.symmetry
+                if result is not None and self.seed_fallback:  # the policy gave up: go on from its path
+                    kwargs["seed"] = result
                 began = time.perf_counter()
                 result = SEARCHES[name](task, guide, limits=limits, inputs=inputs, **kwargs)
                 unit = "steps" if name in ("policy", "action-policy") else "expansions"

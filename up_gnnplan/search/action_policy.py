@@ -26,7 +26,7 @@ import numpy as np
 
 from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
-from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, stopped
+from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, seed_path, stopped
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -55,7 +55,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                           limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
     """Follow the best-scored action with an unvisited successor from the initial state of ``task``."""
     limits = limits_of(limits, time_limit)
-    actions_taken, cost, evaluated, step = [], 0.0, 0, 0
+    actions_taken, surprises, cost, evaluated, step = [], [], 0.0, 0, 0
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
         generate = limits.uninterruptible(GENERATING)
@@ -63,7 +63,8 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
         visited = {state.get_index()}
         for step in range(max_steps + 1):
             if is_goal(task, state):
-                return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed())
+                return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
+                                    step_values=surprises)
             if step == max_steps:
                 break
             limits.check(f"before action-policy step {step + 1}")
@@ -77,19 +78,20 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                 for j in np.argsort(-preferences, kind="stable").tolist():
                     successor, step_cost = actions[j].apply(state, return_cost=True)
                     if successor.get_index() not in visited:
-                        chosen = (actions[j], successor, step_cost)
+                        chosen = (actions[j], successor, step_cost, -_log_softmax(preferences)[j])
                         break
             if chosen is None:
                 return SearchResult(Status.GAVE_UP, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
-                                    f"no unvisited successor after {step} steps")
-            action, state, step_cost = chosen
+                                    f"no unvisited successor after {step} steps", surprises)
+            action, state, step_cost, surprise = chosen
             visited.add(state.get_index())
             actions_taken.append(action)
+            surprises.append(float(surprise))
             cost += step_cost
     except LimitReached as error:
         return stopped(error, actions_taken, cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, actions_taken, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        f"step limit of {max_steps} reached")
+                        f"step limit of {max_steps} reached", surprises)
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
@@ -98,16 +100,21 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 
 
 def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
-                      inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
-    """Best-first search on the summed ``-log pi(a|s)`` of the path (see the module docstring)."""
-    return _policy_best_first(task, scorer, False, time_limit, limits, inputs, symmetry)
+                      inputs: Inputs | None = None, symmetry: bool = True,
+                      seed: SearchResult | None = None) -> SearchResult:
+    """Best-first search on the summed ``-log pi(a|s)`` of the path (see the module docstring);
+    ``seed``: the result of an action policy that gave up, whose path's states enter the open
+    list at their summed ``-log pi`` (:func:`~up_gnnplan.search.common.seed_path`)."""
+    return _policy_best_first(task, scorer, False, time_limit, limits, inputs, symmetry, seed)
 
 
 def dual_policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
-                           inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
+                           inputs: Inputs | None = None, symmetry: bool = True,
+                           seed: SearchResult | None = None) -> SearchResult:
     """:func:`policy_best_first` alternating with a second open list ordered by the FF heuristic
-    (as :func:`~up_gnnplan.search.gbfs.dual_gbfs` does for value functions)."""
-    return _policy_best_first(task, scorer, True, time_limit, limits, inputs, symmetry)
+    (as :func:`~up_gnnplan.search.gbfs.dual_gbfs` does for value functions); a ``seed``'s path
+    enters both lists (the FF list at each state's own FF value)."""
+    return _policy_best_first(task, scorer, True, time_limit, limits, inputs, symmetry, seed)
 
 
 def _by_class(keys: list, actions, log_pi: np.ndarray) -> tuple[list, np.ndarray]:
@@ -121,7 +128,8 @@ def _by_class(keys: list, actions, log_pi: np.ndarray) -> tuple[list, np.ndarray
     return [actions[j] for j in firsts], surprise
 
 
-def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inputs, symmetry) -> SearchResult:
+def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inputs, symmetry,
+                       seed: SearchResult | None = None) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
@@ -137,6 +145,21 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
         queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
+        known_ff = {}  # FF values computed for the seed, used again when its states are expanded
+        for parent, action, cost, child, surprise in seed_path(task, seed):
+            if child.get_index() in parents:
+                break
+            h = ff(child) if ff is not None else 0.0
+            if h is None:  # a dead end, and so is the rest of the path
+                break
+            priority = surprise_of[parent.get_index()] + surprise
+            parents[child.get_index()], surprise_of[child.get_index()] = (parent.get_index(), action, cost), priority
+            known_ff[child.get_index()] = h
+            heapq.heappush(queues[0], (priority, next(tie), child))
+            if ff is not None:
+                heapq.heappush(queues[1], (h, priority, next(tie), child))
+        if known_ff:
+            note = "; ".join(filter(None, [f"seeded with {len(known_ff)} states of the policy's path", note]))
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
@@ -155,7 +178,8 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                     cost += step_cost
                 return SearchResult(Status.SOLVED, actions[::-1], cost, expanded, evaluated, limits.deadline.elapsed(),
                                     note)
-            h = ff(state) if ff is not None else 0.0  # deferred, as in dual_gbfs
+            h = known_ff.pop(state.get_index()) if state.get_index() in known_ff else (
+                ff(state) if ff is not None else 0.0)  # deferred, as in dual_gbfs
             if h is None:  # FF proves the state a dead end
                 continue
             expanded += 1

@@ -30,6 +30,10 @@ class SearchResult:
     evaluated: int = 0
     seconds: float = 0.0
     message: str = ""
+    # A policy's measure of each step of ``actions``: V of the state reached (value policy) or
+    # -log pi of the action taken (action policy). A fallback search seeded with this result
+    # (``seed=``) enters the path's states in its open lists at these values.
+    step_values: list = field(default_factory=list)
 
     @property
     def solved(self) -> bool:
@@ -48,6 +52,25 @@ class Inputs:
     def __call__(self, states) -> list[StateInput]:
         a = self.atoms
         return [StateInput(a.of(s), a.goal, self.num_objects, a.negative_goal) for s in states]
+
+
+def seed_path(task, seed: "SearchResult | None") -> list[tuple]:
+    """The states along ``seed``'s actions from the initial state of ``task``: one
+    ``(parent, action, step cost, state, step value)`` per step (empty without a seed).
+
+    A policy that gave up has walked a path the fallback search would otherwise have to find
+    again; entering its states in the search's open lists lets the search go on from the best
+    of them, by the model's value or by FF, while the initial state stays open (completeness is
+    kept: the seeded states are ordinary open states with a known path).
+    """
+    if seed is None or not seed.actions:
+        return []
+    steps, state = [], task.initial_state()
+    for action, value in zip(seed.actions, seed.step_values):
+        child, step_cost = action.apply(state, return_cost=True)
+        steps.append((state, action, step_cost, child, value))
+        state = child
+    return steps
 
 
 def limits_of(limits: Limits | None, time_limit: float | None) -> Limits:

@@ -30,7 +30,7 @@ import itertools
 
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
-from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, stopped
+from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, seed_path, stopped
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.successors import Successors, is_goal
@@ -46,24 +46,29 @@ def _plan(parents, state_key):
 
 
 def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
-         limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
+         limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True,
+         seed: SearchResult | None = None) -> SearchResult:
     """Search from the initial state of ``task``, always expanding the state of lowest value.
 
     ``limits`` (time and memory) take precedence over ``time_limit``; ``symmetry``: one successor
-    per class of symmetric actions (see the module docstring).
+    per class of symmetric actions (see the module docstring); ``seed``: the result of a value
+    policy that gave up, whose path's states enter the open list at the values it found
+    (:func:`~up_gnnplan.search.common.seed_path`).
     """
-    return _best_first(task, value_fn, False, time_limit, max_expansions, limits, inputs, symmetry)
+    return _best_first(task, value_fn, False, time_limit, max_expansions, limits, inputs, symmetry, seed)
 
 
 def dual_gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
-              limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
+              limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True,
+              seed: SearchResult | None = None) -> SearchResult:
     """Search from the initial state of ``task``, expanding in turn the state of lowest learned
-    value and the state of lowest FF value (see the module docstring)."""
-    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs, symmetry)
+    value and the state of lowest FF value (see the module docstring); a ``seed``'s path enters
+    both lists (the FF list at each state's own FF value)."""
+    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs, symmetry, seed)
 
 
 def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, limits, inputs,
-                symmetry: bool) -> SearchResult:
+                symmetry: bool, seed: SearchResult | None = None) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, closed = {}, set()
@@ -79,6 +84,21 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
         parents[root_key] = None
         tie = itertools.count()
         queues = [[(0.0, next(tie), root_key, root)]] + ([[(0.0, 0.0, next(tie), root_key, root)]] if ff else [])
+        known_ff = {}  # FF values computed for the seed, used again when its states are expanded
+        for parent, action, cost, child, value in seed_path(task, seed):
+            child_key = key(child)
+            if child_key in parents:  # met before up to renaming: the rest of the path would not apply to it
+                break
+            h = ff(child) if ff is not None else 0.0
+            if h is None:  # a dead end, and so is the rest of the path
+                break
+            parents[child_key] = (key(parent), action, cost)
+            known_ff[child_key] = h
+            heapq.heappush(queues[0], (value, next(tie), child_key, child))
+            if ff is not None:
+                heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
+        if known_ff:
+            note = "; ".join(filter(None, [f"seeded with {len(known_ff)} states of the policy's path", note]))
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
@@ -94,7 +114,8 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             if is_goal(task, state):
                 actions, cost = _plan(parents, state_key)
                 return SearchResult(Status.SOLVED, actions, cost, expanded, evaluated, limits.deadline.elapsed(), note)
-            h = ff(state) if ff is not None else 0.0  # deferred: one FF value per expansion, for its children
+            h = known_ff.pop(state_key) if state_key in known_ff else (
+                ff(state) if ff is not None else 0.0)  # deferred: one FF value per expansion, for its children
             if h is None:  # FF proves the state a dead end
                 continue
             expanded += 1

@@ -30,7 +30,7 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
     models that do not see object identities, which none here does).
     """
     limits = limits_of(limits, time_limit)
-    actions, cost, evaluated, step = [], 0.0, 0, 0
+    actions, path_values, cost, evaluated, step = [], [], 0.0, 0, 0
     try:
         inputs = inputs or Inputs(task)
         symmetric = SymmetricActions(task, inputs) if symmetry else None
@@ -40,7 +40,8 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
         visited = {state.get_index()}
         for step in range(max_steps + 1):
             if is_goal(task, state):
-                return SearchResult(Status.SOLVED, actions, cost, step, evaluated, limits.deadline.elapsed())
+                return SearchResult(Status.SOLVED, actions, cost, step, evaluated, limits.deadline.elapsed(),
+                                    step_values=path_values)
             if step == max_steps:
                 break
             limits.check(f"before policy step {step + 1}")
@@ -73,12 +74,13 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
                     best, best_value = options[i], values[i]
             if best is None:
                 return SearchResult(Status.GAVE_UP, actions, cost, step, evaluated, limits.deadline.elapsed(),
-                                    f"no unvisited successor after {step} steps")
+                                    f"no unvisited successor after {step} steps", path_values)
             action, state, step_cost = best
             visited.add(state.get_index())
             actions.append(action)
+            path_values.append(float(best_value) - step_cost)
             cost += step_cost
     except LimitReached as error:
         return stopped(error, actions, cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, actions, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        f"step limit of {max_steps} reached")
+                        f"step limit of {max_steps} reached", path_values)

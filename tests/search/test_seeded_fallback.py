@@ -1,0 +1,95 @@
+"""Fallback searches seeded with the path of a policy that gave up (``seed=``, the engine's
+``seed_fallback``): the path's states enter the open lists at the policy's own values, so the
+search goes on from the best of them, and stays complete when the path leads nowhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from up_gnnplan.search import (Status, action_policy_rollout, dual_gbfs, dual_policy_best_first, gbfs,
+                               policy_best_first, policy_rollout)
+from up_gnnplan.search.common import seed_path
+from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
+from test_action_policy import perfect_scorer  # noqa: E402
+from test_search import constant, perfect  # noqa: E402
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_value_policy_records_v_of_each_state_it_reached(name):
+    task = task_of(name)
+    value_fn, initial_value = perfect(name)
+    steps = int(initial_value) - 1
+    result = policy_rollout(task, value_fn, max_steps=steps)  # one step short of the goal
+    assert result.status is Status.GAVE_UP and len(result.actions) == steps
+    assert result.step_values == [initial_value - i for i in range(1, steps + 1)]
+    path = seed_path(task, result)
+    assert [action for _, action, _, _, _ in path] == result.actions
+    assert [value for *_, value in path] == result.step_values
+    assert [child.get_index() for *_, child, _ in path[:-1]] == [parent.get_index() for parent, *_ in path[1:]]
+
+
+@pytest.mark.parametrize("search", [gbfs, dual_gbfs], ids=["gbfs", "dual-gbfs"])
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_seeded_gbfs_goes_on_from_the_policys_best_state(name, search):
+    """With V* the policy stopped one step short; seeded, the search expands the initial state
+    and then that last state (V = 1), and ends at the goal: 2 expansions, where from the initial
+    state alone it expands one state per step of the plan."""
+    task = task_of(name)
+    value_fn, initial_value = perfect(name)
+    policy = policy_rollout(task, value_fn, max_steps=int(initial_value) - 1)
+    alone, seeded = search(task, value_fn), search(task, value_fn, seed=policy)
+    assert alone.solved and seeded.solved, seeded.message
+    assert f"seeded with {len(policy.actions)} states of the policy's path" in seeded.message
+    assert seeded.expanded <= 3 < alone.expanded
+    assert seeded.cost == initial_value  # the path the policy walked, then the last step
+    assert seeded.actions[:len(policy.actions)] == policy.actions
+    assert_valid_up_plan(task, seeded)
+
+
+@pytest.mark.parametrize("search", [policy_best_first, dual_policy_best_first],
+                         ids=["policy-best-first", "dual-policy-best-first"])
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_seeded_policy_best_first_keeps_the_paths_summed_surprise(name, search):
+    task = task_of(name)
+    scorer, initial_value = perfect_scorer(name)
+    policy = action_policy_rollout(task, scorer, max_steps=int(initial_value) - 1)
+    assert policy.status is Status.GAVE_UP
+    assert len(policy.step_values) == len(policy.actions) and all(v >= 0 for v in policy.step_values)
+    seeded = search(task, scorer, seed=policy)
+    assert seeded.solved and "seeded with" in seeded.message, seeded.message
+    assert seeded.cost == initial_value
+    assert_valid_up_plan(task, seeded)
+    # A scorer that prefers the worst action: the policy's perfect path still gets the search there.
+    worst = search(task, lambda state, actions: -np.asarray(scorer(state, actions)), seed=policy)
+    assert worst.solved
+    assert_valid_up_plan(task, worst)
+
+
+def test_a_seed_into_a_dead_end_leaves_the_search_complete():
+    """The policy walked s -> trap -> pit (a one-way street); seeded with that path the searches
+    still find s -> m -> g. FF proves trap a dead end, so the dual search enters nothing of it."""
+    task = task_of("oneway-deadends")
+    places = {name: i for i, name in enumerate(task.object_names)}
+    at = task.signature.index["at"]
+
+    def to_the_pit(inputs):
+        return np.array([0.0 if set(s.atoms.args[s.atoms.pred == at, 0].tolist()) & {places["trap"], places["pit"]}
+                         else 10.0 for s in inputs])
+
+    policy = policy_rollout(task, to_the_pit, max_steps=50)
+    assert policy.status is Status.GAVE_UP and len(policy.actions) == 2
+    single = gbfs(task, constant, seed=policy)
+    assert single.solved and len(single.actions) == 2 and "seeded with 2 states" in single.message
+    dual = dual_gbfs(task, constant, seed=policy)
+    assert dual.solved and len(dual.actions) == 2 and "seeded" not in dual.message
+    assert_valid_up_plan(task, dual)
+
+
+def test_no_seed_and_an_empty_seed_change_nothing():
+    task = task_of("bw-p04")
+    value_fn, _ = perfect("bw-p04")
+    empty = policy_rollout(task, value_fn, max_steps=0)
+    assert empty.actions == [] and seed_path(task, empty) == [] and seed_path(task, None) == []
+    plain, seeded = gbfs(task, value_fn), gbfs(task, value_fn, seed=empty)
+    assert (plain.actions, plain.expanded, plain.message) == (seeded.actions, seeded.expanded, seeded.message)
