@@ -29,7 +29,9 @@ with every command in ``commands.log``:
 ``--run NAME`` (every stage but ``ship``)
     another recipe beside the shipped one, on the same test sets: its training and validation data
     (``--valid-share``: the chance that a bound variable of a goal variant gets an object breaking no
-    static atom, 0.5 for the shipped models), its model (``--ema``: weight averaging) and its results
+    static atom, 0.5 for the shipped models; ``--shared-states``: the same states labelled under every
+    goal variant), its model (``--ema``: weight averaging; ``--loss mse+rank``: the goal variants of
+    each state ranked, beside the shipped models' ``mse``) and its results
     (``ground-filter@NAME``, ``ground-no-filter@NAME``; LAMA-first's runs are shared). Its training
     keeps its state in ``results/goal_grounding/MODEL@NAME.safetensors``: the same command continues
     a stopped run. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
@@ -152,6 +154,7 @@ def data(args) -> None:
         for split, problems, goals in (("train", train, args.goals), ("valid", valid, 8)):
             out = folder / f"{split}{suffix(args)}.npz"
             share = ["--valid-share", args.valid_share] if args.valid_share != 0.5 else []
+            share += ["--shared-states"] if args.shared_states else []
             run(["gnnplan", "dataset", domain_file, *problems, "--grounding", "--goals-per-problem", goals,
                  "--states-per-goal", args.states, "--max-states", 50000, *share, "-o", out], out)
         for split, seed in TEST_SEEDS.items():
@@ -177,7 +180,7 @@ def train(args) -> None:
         extra = ["--state", OUT / f"{model}{suffix(args)}.safetensors"] if args.run else []
         extra += ["--ema", args.ema] if args.ema else []
         extra += ["--snapshot-minutes", args.marks] if args.marks else []
-        run(["gnnplan", "train", *data, *validation, "--loss", "mse", "--lr", "1e-3", "--layers", args.layers,
+        run(["gnnplan", "train", *data, *validation, "--loss", args.loss, "--lr", "1e-3", "--layers", args.layers,
              "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *extra, "-o", checkpoint])
         run(["gnnplan", "export", checkpoint, "-o", model_file(model, ".onnx", suffix(args))])
 
@@ -348,6 +351,10 @@ def main():
     parser.add_argument("--run", default="", help="another recipe's data, model and results (see above)")
     parser.add_argument("--valid-share", type=float, default=0.5,
                         help="data: chance that a bound variable of a goal variant gets a statically valid object")
+    parser.add_argument("--shared-states", action="store_true",
+                        help="data: the same states under every goal variant (gnnplan dataset --shared-states)")
+    parser.add_argument("--loss", default="mse", choices=["mse", "mse+rank", "l1+rank", "rank"],
+                        help="train: gnnplan train --loss (the +rank ones rank each state's goal variants)")
     parser.add_argument("--ema", type=float, default=None, help="train: weight averaging (gnnplan train --ema)")
     parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
     parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")

@@ -116,6 +116,9 @@ def _bundled_example(name: str) -> list[str]:
 @click.option("--valid-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
               help="With --grounding: chance that a bound variable of a goal variant gets an object breaking no "
                    "static atom or inequality (the others are drawn among all objects of its type).")
+@click.option("--shared-states", is_flag=True,
+              help="With --grounding: draw the kept states once per problem and label them under every goal "
+                   "variant, so that each state compares the variants (for --loss rank, l1+rank, mse+rank).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With --grounding: seed of the variants and states.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Problems labelled at once, each in its own process [default: 1, in this process; with "
@@ -131,7 +134,7 @@ def _bundled_example(name: str) -> list[str]:
               help="Seconds for each problem's process (runs each problem in a process of its own).")
 def dataset(files, example, output, method, max_states, allow_unsolvable, heuristic, plan_time_limit,
             successor_time_limit, successor_expansion_limit, no_successors, grounding, goals_per_problem,
-            states_per_goal, valid_share, seed, jobs, executor, address, memory_mb, task_timeout):
+            states_per_goal, valid_share, shared_states, seed, jobs, executor, address, memory_mb, task_timeout):
     """Label every state of small PROBLEMS of DOMAIN with its exact optimal cost-to-go V*.
 
     Examples: gnnplan dataset domain.pddl p01.pddl p02.pddl -o blocks.npz;
@@ -167,7 +170,7 @@ def dataset(files, example, output, method, max_states, allow_unsolvable, heuris
 
                 data = build_grounding_dataset(domain, list(problems), GroundingDataOptions(
                     goals_per_problem=goals_per_problem, states_per_goal=states_per_goal, max_states=max_states,
-                    seed=seed, valid_share=valid_share), progress=progress)
+                    seed=seed, valid_share=valid_share, shared_states=shared_states), progress=progress)
             else:
                 data = build_dataset(domain, list(problems), options, progress=progress)
         path = data.save(output)
@@ -269,7 +272,10 @@ def generate(domain_name, output, count, seed, params):
               help="Loss on V*: l1 (the R-GNN paper) [default], mse for goal-grounding data (Funkquist et al.); rank: "
                    "each state's optimal successor valued below its other successors and its parent (what the greedy "
                    "policy and GBFS need), the best epoch chosen by the share of states whose lowest-valued successor "
-                   "is optimal; l1+rank, mse+rank: both. Value heads; ranking needs datasets that record actions.")
+                   "is optimal; l1+rank, mse+rank: both. Value heads; ranking needs datasets that record actions. On "
+                   "goal-grounding data the ranking is over the goal variants of each state instead (the cheaper "
+                   "binding valued lower; best epoch by the share of states whose lowest-valued variant is a cheapest "
+                   "one; see dataset --shared-states).")
 @click.option("--rank-siblings", type=click.IntRange(min=1), default=16, show_default=True,
               help="Ranking losses: at most this many non-optimal successors per state in a training step.")
 @click.option("--rank-margin", type=click.FloatRange(min=0.0, min_open=True), default=1.0, show_default=True,
@@ -407,8 +413,13 @@ def train(datasets, output, validation_datasets, validation_problems, validation
         return  # rank 0 writes and reports
     path = save_checkpoint(output, model, encoding, config, describe(record), data.domain)
     val = record["validation"] or record["train"]
-    if "best_action_optimal" in val:
-        quality = (f"best action optimal in {val['best_action_optimal']:.1%} of {val['action_states']} validation states"
+    choices = (("best_action_optimal", "action_states", "best action optimal"),
+               ("best_successor_optimal", "rank_states", "lowest-valued successor optimal"),
+               ("best_variant_optimal", "variant_states", "lowest-valued goal variant a cheapest one"))
+    choice = next((c for c in choices if c[0] in val), None)
+    if choice is not None:
+        metric, count, what = choice
+        quality = (f"{what} in {val[metric]:.1%} of {val[count]} validation states"
                    + (f", value MAE {val['mae']:.3f}" if "mae" in val else ""))
     else:
         quality = (f"validation MAE {val.get('mae', float('nan')):.3f} (max {val.get('max_error', float('nan')):.2f}) "

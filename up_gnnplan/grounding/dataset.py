@@ -9,7 +9,10 @@ subset of its variables bound, each to a random object of the right type, with p
 valid, invalid and unreachable bindings. A binder with the static filter never asks the model about a
 statically invalid binding: a higher ``valid_share`` spends the data on the bindings it does weigh. For
 each variant the state space is expanded by pymimir (the quantified goal compiled as in
-:mod:`up_gnnplan.problems.bridge`, so the goal test is exact) and some of its states are kept.
+:mod:`up_gnnplan.problems.bridge`, so the goal test is exact) and some of its states are kept: drawn
+per variant, or with ``shared_states`` drawn once per problem and labelled under every variant, so
+that each kept state compares all the variants (the ranking loss,
+:class:`~up_gnnplan.training.ranking.VariantRankingObjective`).
 
 A goal no state reaches (an invalid colour, two variables on one object under an inequality, a
 tower that must contain itself) has no finite V*. The paper gives such pairs "a large cost (but not
@@ -57,6 +60,7 @@ class GroundingDataOptions:
     max_states: int = 20_000  # state limit of one expansion
     seed: int = 0
     valid_share: float = 0.5  # chance that a bound variable gets an object breaking no static atom or inequality
+    shared_states: bool = False  # the same sampled states under every variant of a problem (for ranking them)
 
 
 def goal_variants(goal: QuantifiedGoal, objects, facts, fluents, count: int, rng: random.Random,
@@ -106,6 +110,7 @@ def build_grounding_dataset(domain, problems, options: GroundingDataOptions | No
                               action_signature=base.action_signature, types=base.types)
         reference = _expand(base, options, problem_file)
         static = StateAtoms(base).static
+        shared = _sample(reference, options, rng) if options.shared_states else None
         for k, variant in enumerate(goal_variants(goal, base.objects, facts, fluents, options.goals_per_problem, rng,
                                                      options.valid_share)):
             if progress is not None and hasattr(progress, "phase"):
@@ -116,7 +121,8 @@ def build_grounding_dataset(domain, problems, options: GroundingDataOptions | No
                 labelled = _expand(Task(variant.with_goal_of(problem), source_of(problem)), options, problem_file)
             if labelled is not None and not np.isfinite(labelled.initial_value):
                 labelled = None  # unreachable from the initial state (the domains here are reversible): all of it
-            states, value, steps, is_goal, best = _pick(reference, labelled, options, rng)
+            states, value, steps, is_goal, best = (_pick(reference, labelled, options, rng) if shared is None
+                                                   else _label(reference, labelled, shared))
             unsatisfiable = ~np.isfinite(value)
             value[unsatisfiable] = UNSATISFIABLE_FACTOR * best[unsatisfiable] + UNSATISFIABLE_MARGIN
             structure, positive, negative = inputs.goal_atoms(variant)
@@ -167,6 +173,24 @@ def _pick(reference, labelled, options: GroundingDataOptions, rng: random.Random
                 reference.value[keep].copy())
     best = reference.value[[_row_of(reference, state) for state in states]]
     return states, source.value[keep].copy(), source.steps[keep].copy(), source.is_goal[keep].copy(), best
+
+
+def _sample(reference, options: GroundingDataOptions, rng: random.Random) -> list[Atoms]:
+    """Return the fluent atoms of ``states_per_goal`` states of a problem's space, the initial state first."""
+    others = sorted((i for i in range(len(reference)) if i != reference.initial), key=lambda i: _key(reference.states[i]))
+    keep = [reference.initial] + rng.sample(others, min(len(others), options.states_per_goal - 1))
+    return [_canonical(reference.states[i]) for i in keep]
+
+
+def _label(reference, labelled, states: list[Atoms]):
+    """:func:`_pick`'s figures for given ``states`` (``--shared-states``: the same ones under every variant)."""
+    best = reference.value[[_row_of(reference, state) for state in states]]
+    if labelled is None:
+        n = len(states)
+        return list(states), np.full(n, np.inf), np.full(n, -1, np.int32), np.zeros(n, bool), best.copy()
+    rows = [_row_of(labelled, state) for state in states]
+    return (list(states), labelled.value[rows].copy(), labelled.steps[rows].copy(), labelled.is_goal[rows].copy(),
+            best)
 
 
 def _row_of(labelled, state) -> int:

@@ -21,11 +21,22 @@ def split(dataset, fraction: float, rng: np.random.Generator) -> tuple[np.ndarra
 
     With two or more problems, whole problems are held out (at least one, never all), so the
     validation error measures generalisation to unseen instances; with one problem, states.
+    Records of one problem file (the goal variants of goal-grounding data) are held out
+    together, so no state of a validation problem is trained on under another goal.
     """
     alive = np.flatnonzero(~dataset.dead_end)
     problems = len(dataset.problems)
     if fraction <= 0:
         return alive, alive[:0], []
+    files = [p.problem_file for p in dataset.problems]
+    if len(set(files)) < problems and len(set(files)) >= 2:
+        units = sorted(set(files), key=str)
+        count = min(max(1, round(fraction * len(units))), len(units) - 1)
+        held_files = {units[k] for k in rng.choice(len(units), size=count, replace=False).tolist()}
+        held = np.array([k for k, f in enumerate(files) if f in held_files])
+        mask = np.isin(dataset.state_problem[alive], held)
+        names = [dataset.problems[p].name for p in held.tolist()]
+        return alive[~mask], alive[mask], names
     if problems >= 2:
         count = min(max(1, round(fraction * problems)), problems - 1)
         held = rng.choice(problems, size=count, replace=False)

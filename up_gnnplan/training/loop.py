@@ -25,7 +25,7 @@ from up_gnnplan.training.devices import autocast, device_of, resolve_device
 from up_gnnplan.training.distributed import ProcessGroup
 from up_gnnplan.training.objectives import (  # noqa: F401  (predict re-exported)
     ActionObjective, ValueObjective, outputs, predict, to_tensors)
-from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective
+from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective, VariantRankingObjective
 
 
 def seed_everything(seed: int, threads: int) -> None:
@@ -91,6 +91,10 @@ def make_objective(config, dataset):
         if kind is not None:
             raise ValueError(f"--loss {config.loss} ranks a state's successors by their values, so it trains value "
                              f"heads; --head {config.head} scores actions (its logits loss already ranks them)")
+        from up_gnnplan.grounding.encoding import is_grounding_signature
+
+        if is_grounding_signature(dataset.signature):
+            return VariantRankingObjective(config)
         return RankingObjective(config)
     if kind is None:
         return ValueObjective(config)

@@ -121,3 +121,129 @@ class RankingObjective(ChoiceObjective):
                 mine = np.flatnonzero(state_of == b)
                 hits.append(bool(optimal[mine[int(np.argmin(values[mine]))]]))
         return np.array(hits, dtype=bool)
+
+
+class VariantRankingObjective(ChoiceObjective):
+    """Rank the goal variants of one state by V*(s; G): the choice a goal-grounding binder makes.
+
+    Goal-grounding data (:mod:`up_gnnplan.grounding.dataset`) labels the states of a problem
+    under several goal variants (partial bindings of its existential variables); the same state
+    of the same problem file under two variants is one comparison the binder needs, whichever
+    binding costs less from there. For a state ``s`` and two of its variants with
+    ``V*(s; G1) < V*(s; G2)`` the loss asks ``max(0, min(m, V*(s; G2) - V*(s; G1)) + V(s; G1) -
+    V(s; G2))``: the cheaper binding valued lower by the margin (``m``, or the difference when
+    smaller), each state's pairs averaged, at most ``rank_siblings`` other variants per state and
+    step drawn at random. Every variant shares the initial state; ``gnnplan dataset --grounding
+    --shared-states`` labels the same sampled states under every variant, so every state has
+    siblings. With ``l1+rank`` or ``mse+rank`` the V* regression of the batch is added.
+
+    The error the best epoch is chosen by: the share of states (of problem files, each once)
+    whose lowest-valued variant is not one of the cheapest.
+    """
+
+    error_name = "binding error"
+    choice_metric, count_metric = "best_variant_optimal", "variant_states"
+
+    def __init__(self, config, rng: np.random.Generator | None = None):
+        import torch
+
+        self.regress = self.also_value = config.loss != "rank"
+        self.loss_fn = torch.nn.MSELoss() if config.loss.startswith("mse") else torch.nn.L1Loss()
+        self.margin = config.rank_margin
+        self.siblings = config.rank_siblings
+        self.rng = rng or np.random.default_rng(config.seed)
+        self._groups: dict = {}  # id(dataset) -> (dataset, group of each row, rows of each group)
+
+    def _grouping(self, dataset):
+        """Return (group id of each row, rows of each group): rows with the same state of the same problem file."""
+        cached = self._groups.get(id(dataset))
+        if cached is not None and cached[0] is dataset:
+            return cached[1], cached[2]
+        from up_gnnplan.grounding.dataset import _key
+
+        ids: dict = {}
+        group = np.empty(len(dataset), np.int64)
+        for i in range(len(dataset)):
+            problem = dataset.problems[dataset.state_problem[i]]
+            group[i] = ids.setdefault((problem.problem_file, _key(dataset.fluent_atoms(i))), len(ids))
+        order = np.argsort(group, kind="stable")
+        members = np.split(order, np.flatnonzero(np.diff(group[order])) + 1) if len(order) else []
+        self._groups[id(dataset)] = (dataset, group, members)
+        return group, members
+
+    def select(self, dataset, indices: np.ndarray) -> np.ndarray:
+        """Keep the states (finite V*) with a sibling variant of another V*."""
+        group, members = self._grouping(dataset)
+        chosen = set(indices.tolist())
+
+        def ranked(g):
+            values = dataset.value[[r for r in members[g].tolist() if r in chosen]]
+            values = values[np.isfinite(values)]
+            return len(values) > 1 and values.max() - values.min() > 1e-6
+
+        keep_group = {g: ranked(g) for g in np.unique(group[indices]).tolist()}
+        return np.array([i for i in indices.tolist() if np.isfinite(dataset.value[i]) and keep_group[group[i]]],
+                        dtype=np.int64)
+
+    def loss(self, model, encoding, dataset, batch):
+        import torch
+
+        group, members = self._grouping(dataset)
+        value = dataset.value
+        rows = list(batch.tolist())
+        position = {r: k for k, r in enumerate(rows)}
+        low, high, margin, owner = [], [], [], []
+        for b, i in enumerate(batch.tolist()):
+            others = [r for r in members[group[i]].tolist()
+                      if r != i and np.isfinite(value[r]) and abs(value[r] - value[i]) > 1e-6]
+            if len(others) > self.siblings:
+                others = self.rng.choice(others, self.siblings, replace=False).tolist()
+            for r in others:
+                if r not in position:
+                    position[r] = len(rows)
+                    rows.append(r)
+                cheap, dear = (i, r) if value[i] < value[r] else (r, i)
+                low.append(position[cheap])
+                high.append(position[dear])
+                margin.append(min(self.margin, abs(value[r] - value[i])))
+                owner.append(b)
+        device = device_of(model)
+        values = outputs(model, model(*state_tensors(encoding, state_inputs(dataset, np.array(rows)), device)))["value"]
+        n = len(batch)
+        loss = values.sum() * 0.0
+        if owner:
+            low, high, margin, owner = to_tensors([np.array(low), np.array(high), np.array(margin, np.float32),
+                                                   np.array(owner)], device)
+            hinge = torch.relu(margin.to(values.dtype) + values[low] - values[high])
+            per_state = torch.zeros((n,), dtype=values.dtype, device=device).scatter_add(0, owner, hinge)
+            count = torch.zeros((n,), dtype=values.dtype, device=device).scatter_add(0, owner, torch.ones_like(hinge))
+            loss = loss + (per_state[count > 0] / count[count > 0]).mean()
+        if self.regress:
+            (target,) = to_tensors([value[batch].astype(np.float32)], device)
+            loss = loss + self.loss_fn(values[:n], target)
+        return loss
+
+    def metrics(self, model, encoding, dataset, indices) -> dict:
+        """:meth:`ChoiceObjective.metrics`, the states counted once each (not once per variant)."""
+        out = super().metrics(model, encoding, dataset, indices)
+        if out:
+            group, _ = self._grouping(dataset)
+            out[self.count_metric] = int(len(np.unique(group[self.select(dataset, indices)])))
+        return out
+
+    def best_is_optimal(self, model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
+        """Return, per state among ``indices`` (each once), whether its lowest-valued variant is a cheapest one."""
+        group, members = self._grouping(dataset)
+        chosen = set(indices.tolist())
+        groups = [[r for r in members[g].tolist() if r in chosen] for g in np.unique(group[indices]).tolist()]
+        groups = [g for g in groups if len(g) > 1]
+        if not groups:
+            return np.zeros(0, dtype=bool)
+        rows = np.array([r for g in groups for r in g], dtype=np.int64)
+        predicted = dict(zip(rows.tolist(), predict(model, encoding, dataset, rows, batch_size).tolist()))
+        hits = []
+        for g in groups:
+            truth = dataset.value[g]
+            guess = int(np.argmin([predicted[r] for r in g]))
+            hits.append(bool(truth[guess] <= truth.min() + 1e-6))
+        return np.array(hits, dtype=bool)
