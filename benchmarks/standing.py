@@ -19,6 +19,9 @@ domains, 60 s per task.
     can recover, at a fraction of the time (the report says "(n run)"); with ``--only-gave-up``,
     only the tasks where its policy gave up, solved by the fallback or not: the only ones a change
     of the fallback alone can change.
+``pair --pair A B``
+    two variants side by side on the tasks both ran (coverage, and plan cost and wall time on the
+    tasks both solved), into ``standing/pair-A-B.md``.
 ``report``
     ``standing/report.md`` and ``standing/results.json``: coverage of each engine per domain
     and in total (each column names where its rows come from), gnnplan's plan length against
@@ -355,9 +358,36 @@ def model_fit() -> dict[str, dict]:
     return rows
 
 
+def pair(args) -> None:
+    """Print, per set, two variants side by side on the tasks both ran (``pair A B``): tasks,
+    solved by each, and on the tasks both solved the geometric mean of B's plan cost and wall time
+    over A's. Written to ``standing/pair-A-B.md``."""
+    first, second = args.pair
+    lines = [f"| set | tasks run by both | {first} solved | {second} solved | tasks both solved | "
+             f"plan cost, {second} / {first} | wall time, {second} / {first} |", "|---|---:|---:|---:|---:|---:|---:|"]
+    totals = [0, 0, 0]
+    for name in (*IPC2023, *LARGE, *SCALED):
+        folders = [OUT / name / f"gnnplan@{label}" for label in (first, second)]
+        if not all((f / "results.jsonl").is_file() for f in folders):
+            continue
+        a, b = (rows_of(f, "gnnplan", args.timeout) for f in folders)
+        tasks = sorted(set(a) & set(b))
+        both = [t for t in tasks if a[t]["solved"] and b[t]["solved"]]
+        cost = [b[t]["plan_cost"] / a[t]["plan_cost"] for t in both if a[t]["plan_cost"]]
+        wall = [b[t]["wall_time"] / a[t]["wall_time"] for t in both]
+        solved = [sum(rows[t]["solved"] for t in tasks) for rows in (a, b)]
+        totals = [totals[0] + len(tasks), totals[1] + solved[0], totals[2] + solved[1]]
+        mean = (lambda xs: f"{statistics.geometric_mean(xs):.2f}" if xs else "")
+        lines.append(f"| {name} | {len(tasks)} | {solved[0]} | {solved[1]} | {len(both)} | {mean(cost)} | {mean(wall)} |")
+    lines.append(f"| **total** | {totals[0]} | **{totals[1]}** | **{totals[2]}** | | | |")
+    text = "\n".join(lines) + "\n"
+    (OUT / f"pair-{first}-{second}.md").write_text(text)
+    print(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["run", "report"])
+    parser.add_argument("stage", choices=["run", "report", "pair"])
     parser.add_argument("domains", nargs="*", default=list(IPC2023), metavar="DOMAIN",
                         help=", ".join(IPC2023 + LARGE + SCALED) + " [default: the IPC 2023 ones]")
     parser.add_argument("--timeout", type=float, default=60.0)
@@ -373,11 +403,13 @@ def main():
     parser.add_argument("--only-gave-up", action="store_true",
                         help="--variant: only the tasks where the default mode's policy gave up (the only ones a "
                              "change of the fallback can change)")
+    parser.add_argument("--pair", nargs=2, metavar=("A", "B"), default=["seed-off", "seed-on"],
+                        help="pair: the two variants to put side by side")
     args = parser.parse_intermixed_args()
     if bool(args.variant) != bool(args.engine_param):
         parser.error("--variant and --engine-param go together")
     args.domains = args.domains or list(IPC2023)
-    run_domains(args) if args.stage == "run" else report(args)
+    {"run": run_domains, "report": report, "pair": pair}[args.stage](args)
 
 
 if __name__ == "__main__":

@@ -527,6 +527,9 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--seed-fallback/--no-seed-fallback", default=True, show_default=True,
               help="Mode auto: the fallback search starts with the states of the path the policy walked in its open "
                    "lists (the initial state stays open), so it goes on from the best of them.")
+@click.option("--action-elimination/--no-action-elimination", default=True, show_default=True,
+              help="Shorten the plan found by leaving out every action it does not need (greedy action "
+                   "elimination; at most half the time left), before validating it.")
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="One successor per class of symmetric actions (actions that differ by interchangeable objects, "
                    "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
@@ -544,7 +547,7 @@ def export(checkpoint, output, check, ship_name):
               help="Mode ground: keep this many best partial bindings by the model's value at each step and bind "
                    "with the ground goal of least FF value (1: the greedy binding).")
 def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, seed_fallback,
-          symmetry, plan_file, grounding_model, no_static_filter, planner, binding_beam):
+          action_elimination, symmetry, plan_file, grounding_model, no_static_filter, planner, binding_beam):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -565,7 +568,8 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
         _fail(ValueError(f"--plan-file {plan_file}: the folder {Path(plan_file).resolve().parent} does not exist"))
     try:
         engine = GnnplanEngine(model=model, mode=mode, fallback=fallback, max_steps=max_steps,
-                               astray_factor=astray_factor, seed_fallback=seed_fallback, symmetry=symmetry,
+                               astray_factor=astray_factor, seed_fallback=seed_fallback,
+                               action_elimination=action_elimination, symmetry=symmetry,
                                memory_mb=memory_mb,
                                device=device, grounding_model=grounding_model, static_filter=not no_static_filter,
                                planner=planner, binding_beam=binding_beam)

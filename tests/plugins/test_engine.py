@@ -210,3 +210,33 @@ def test_seed_fallback_must_be_a_flag():
 
     with pytest.raises(UPUsageError, match="seed_fallback"):
         GnnplanEngine(seed_fallback="maybe")
+
+
+def test_action_elimination_shortens_the_plan_before_it_is_validated(tmp_path, monkeypatch):
+    """A plan with a detour (GBFS's plan behind an action and the one undoing it): action
+    elimination leaves the detour out, says so, and the shorter plan is the one validated and
+    returned; without it the plan comes back as found."""
+    from up_gnnplan.search import SEARCHES, gbfs
+
+    def with_a_detour(task, value_fn, **kwargs):
+        result = gbfs(task, value_fn, **kwargs)
+        state = task.initial_state()
+        for first in state.generate_applicable_actions():
+            middle = first.apply(state)
+            back = [b for b in middle.generate_applicable_actions() if b.apply(middle).get_index() == state.get_index()]
+            if back:
+                result.actions = [first, back[0], *result.actions]
+                result.cost += 2
+                return result
+        raise AssertionError("no action to undo")
+
+    monkeypatch.setitem(SEARCHES, "gbfs", with_a_detour)
+    problem = bundled_problem()
+    path = untrained_model(problem, tmp_path / "m.onnx")
+    results = {flag: GnnplanEngine(model=str(path), mode="gbfs", action_elimination=flag).solve(problem, timeout=60)
+               for flag in (True, False)}
+    assert all(r.status == Status.SOLVED_SATISFICING for r in results.values())
+    notes = [m.message for m in results[True].log_messages if m.message.startswith("action elimination")]
+    assert len(notes) == 1 and "2 of" in notes[0], [m.message for m in results[True].log_messages]
+    assert not any(m.message.startswith("action elimination") for m in results[False].log_messages)
+    assert len(results[True].plan.actions) == len(results[False].plan.actions) - 2

@@ -25,6 +25,10 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   value in the dual searches), so it can go on from the best of them instead of finding them
   again; the initial state stays open, so the search stays complete (True, the default; False:
   the fallback starts from the initial state alone);
+- ``action_elimination``: every plan gnnplan's own searches find is shortened by greedy action
+  elimination before it is validated (:mod:`up_gnnplan.search.elimination`: each action whose
+  removal, with the later actions it made applicable, still reaches the goal is left out; at most
+  half the time left; True, the default; False: the plan as found);
 - ``symmetry``: one successor of each class of symmetric actions (actions whose arguments
   differ by swapping interchangeable objects, such as Spanner's spanners: their successors are
   the same state up to renaming, so a model gives them one value and they reach a goal alike):
@@ -69,6 +73,7 @@ MODES = ("auto", "policy", "gbfs", "dual-gbfs", "action-policy", "policy-best-fi
 # What mode auto searches with after a policy that gave up: the model alone (GBFS on V, or
 # best-first on the action log-probabilities), or alternated with the FF heuristic.
 FALLBACKS = ("model", "model+ff")
+ELIMINATION_SHARE = 0.5  # of the time left when a plan is found, at most, for action elimination
 PLANNERS = ("lama-first", "gnnplan")  # as up_gnnplan.grounding.preprocess.PLANNERS
 # The head each explicit mode needs: "value" (a value function) or "actions" (an action scorer).
 MODE_NEEDS = {"policy": "value", "gbfs": "value", "dual-gbfs": "value", "action-policy": "actions",
@@ -154,6 +159,7 @@ PARAMS = {
     "max_steps": Param(1000, _integer(1), "an integer >= 1"),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)"),
     "seed_fallback": Param(True, _flag, "True or False"),
+    "action_elimination": Param(True, _flag, "True or False"),
     "symmetry": Param(True, _flag, "True or False"),
     "threads": Param(1, _integer(1), "an integer >= 1"),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)"),
@@ -220,6 +226,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         self.model, self.mode, self.max_steps = values["model"], values["mode"], values["max_steps"]
         self.fallback, self.astray_factor = values["fallback"], values["astray_factor"]
         self.symmetry, self.seed_fallback = values["symmetry"], values["seed_fallback"]
+        self.action_elimination = values["action_elimination"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings",
                                                               "binding_beam")}
@@ -381,6 +388,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         from up_gnnplan.limits import LimitReached, MemoryLimitReached
         from up_gnnplan.plugins.validation import validate_plan
 
+        if self.action_elimination and len(result.actions) > 1:
+            self._eliminate(task, result, limits, messages)
         plan = task.to_up_plan(result.actions)
         try:
             problem_error = validate_plan(task, plan, result.actions, check=limits.check)
@@ -396,6 +405,20 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                                 metrics=metrics)
         metrics["plan_cost"] = f"{result.cost:g}"
         return self._result(PlanGenerationResultStatus.SOLVED_SATISFICING, plan, start, messages, metrics)
+
+    @staticmethod
+    def _eliminate(task, result, limits, messages) -> None:
+        """Leave out the actions the plan does not need (:mod:`up_gnnplan.search.elimination`), within
+        ``ELIMINATION_SHARE`` of the time left (the rest stays for validating the plan)."""
+        from up_gnnplan.search.elimination import eliminate_actions
+
+        began = time.perf_counter()
+        remaining = limits.deadline.remaining()
+        shorter = eliminate_actions(task, result.actions,
+                                    None if remaining is None else began + ELIMINATION_SHARE * remaining)
+        if shorter.removed:
+            result.actions, result.cost = shorter.actions, shorter.cost
+        messages.append((LogLevel.INFO, f"{shorter.note} in {time.perf_counter() - began:.1f} s"))
 
     def _value_function(self, task, limits):
         """Return the ONNX value function for ``task``: the chosen model, or the shipped one."""
