@@ -32,11 +32,9 @@ from up_gnnplan.training.objectives import ChoiceObjective, outputs, predict, st
 RANK_LOSSES = ("rank", "l1+rank", "mse+rank")
 
 
-class RankingObjective(ChoiceObjective):
-    """Rank each state's optimal successor first (see the module docstring)."""
-
-    error_name = "successor error"
-    choice_metric, count_metric = "best_successor_optimal", "rank_states"
+class _MarginRanking(ChoiceObjective):
+    """What the ranking objectives share: the margin, the siblings drawn per state and step, and
+    the V* regression added by ``l1+rank`` and ``mse+rank``."""
 
     def __init__(self, config, rng: np.random.Generator | None = None):
         import torch
@@ -46,6 +44,13 @@ class RankingObjective(ChoiceObjective):
         self.margin = config.rank_margin
         self.siblings = config.rank_siblings
         self.rng = rng or np.random.default_rng(config.seed)
+
+
+class RankingObjective(_MarginRanking):
+    """Rank each state's optimal successor first (see the module docstring)."""
+
+    error_name = "successor error"
+    choice_metric, count_metric = "best_successor_optimal", "rank_states"
 
     def select(self, dataset, indices: np.ndarray) -> np.ndarray:
         """Keep the states with recorded successors, not goals, with an optimal and a labelled successor."""
@@ -123,7 +128,7 @@ class RankingObjective(ChoiceObjective):
         return np.array(hits, dtype=bool)
 
 
-class VariantRankingObjective(ChoiceObjective):
+class VariantRankingObjective(_MarginRanking):
     """Rank the goal variants of one state by V*(s; G): the choice a goal-grounding binder makes.
 
     Goal-grounding data (:mod:`up_gnnplan.grounding.dataset`) labels the states of a problem
@@ -145,13 +150,7 @@ class VariantRankingObjective(ChoiceObjective):
     choice_metric, count_metric = "best_variant_optimal", "variant_states"
 
     def __init__(self, config, rng: np.random.Generator | None = None):
-        import torch
-
-        self.regress = self.also_value = config.loss != "rank"
-        self.loss_fn = torch.nn.MSELoss() if config.loss.startswith("mse") else torch.nn.L1Loss()
-        self.margin = config.rank_margin
-        self.siblings = config.rank_siblings
-        self.rng = rng or np.random.default_rng(config.seed)
+        super().__init__(config, rng)
         self._groups: dict = {}  # id(dataset) -> (dataset, group of each row, rows of each group)
 
     def _grouping(self, dataset):
