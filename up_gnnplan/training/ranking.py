@@ -142,11 +142,14 @@ class VariantRankingObjective(_MarginRanking):
     --shared-states`` labels the same sampled states under every variant, so every state has
     siblings. With ``l1+rank`` or ``mse+rank`` the V* regression of the batch is added.
 
-    The error the best epoch is chosen by: the share of states (of problem files, each once)
-    whose lowest-valued variant is not one of the cheapest.
+    The error the best epoch is chosen by is the mean *regret* over the states (of problem files,
+    each once): V* of the lowest-valued variant minus the least V* of the state's variants, what
+    choosing by the model costs. (The share of states whose lowest-valued variant is a cheapest
+    one, reported too, saturated above 95% from the first epoch of a Blocks run and picked that
+    epoch by noise.)
     """
 
-    error_name = "binding error"
+    error_name = "binding regret"
     choice_metric, count_metric = "best_variant_optimal", "variant_states"
 
     def __init__(self, config, rng: np.random.Generator | None = None):
@@ -228,21 +231,28 @@ class VariantRankingObjective(_MarginRanking):
         if out:
             group, _ = self._grouping(dataset)
             out[self.count_metric] = int(len(np.unique(group[self.select(dataset, indices)])))
+            out["binding_regret"] = self.error(model, encoding, dataset, indices)
         return out
 
-    def best_is_optimal(self, model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
-        """Return, per state among ``indices`` (each once), whether its lowest-valued variant is a cheapest one."""
+    def regrets(self, model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
+        """Return, per state among ``indices`` (each once), V* of its lowest-valued variant minus the least V*."""
         group, members = self._grouping(dataset)
         chosen = set(indices.tolist())
         groups = [[r for r in members[g].tolist() if r in chosen] for g in np.unique(group[indices]).tolist()]
         groups = [g for g in groups if len(g) > 1]
         if not groups:
-            return np.zeros(0, dtype=bool)
+            return np.zeros(0)
         rows = np.array([r for g in groups for r in g], dtype=np.int64)
         predicted = dict(zip(rows.tolist(), predict(model, encoding, dataset, rows, batch_size).tolist()))
-        hits = []
-        for g in groups:
-            truth = dataset.value[g]
-            guess = int(np.argmin([predicted[r] for r in g]))
-            hits.append(bool(truth[guess] <= truth.min() + 1e-6))
-        return np.array(hits, dtype=bool)
+        truth = [dataset.value[g] for g in groups]
+        return np.array([t[int(np.argmin([predicted[r] for r in g]))] - t.min() for g, t in zip(groups, truth)])
+
+    def best_is_optimal(self, model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
+        """Return, per state among ``indices`` (each once), whether its lowest-valued variant is a cheapest one."""
+        return self.regrets(model, encoding, dataset, indices, batch_size) <= 1e-6
+
+    def error(self, model, encoding, dataset, indices) -> float:
+        """The mean regret (:meth:`regrets`) of the selected states: how much a wrong choice costs, not only how often."""
+        indices = self.select(dataset, indices)
+        regrets = self.regrets(model, encoding, dataset, indices) if len(indices) else np.zeros(0)
+        return float(regrets.mean()) if len(regrets) else float("inf")
