@@ -20,8 +20,8 @@ domains, 60 s per task.
     only the tasks where its policy gave up, solved by the fallback or not: the only ones a change
     of the fallback alone can change.
 ``pair --pair A B``
-    two variants side by side on the tasks both ran (coverage, and plan cost and wall time on the
-    tasks both solved), into ``standing/pair-A-B.md``.
+    two variants (``default``: the default mode's column) side by side on the tasks both ran
+    (coverage, and plan cost and wall time on the tasks both solved), into ``standing/pair-A-B.md``.
 ``report``
     ``standing/report.md`` and ``standing/results.json``: coverage of each engine per domain
     and in total (each column names where its rows come from), gnnplan's plan length against
@@ -359,7 +359,8 @@ def model_fit() -> dict[str, dict]:
 
 
 def pair(args) -> None:
-    """Print, per set, two variants side by side on the tasks both ran (``pair A B``): tasks,
+    """Print, per set, two variants side by side on the tasks both ran (``pair A B``; ``default``:
+    the default mode's column): tasks,
     solved by each, and on the tasks both solved the geometric mean of B's plan cost and wall time
     over A's. Written to ``standing/pair-A-B.md``."""
     first, second = args.pair
@@ -367,7 +368,7 @@ def pair(args) -> None:
              f"plan cost, {second} / {first} | wall time, {second} / {first} |", "|---|---:|---:|---:|---:|---:|---:|"]
     totals = [0, 0, 0]
     for name in (*IPC2023, *LARGE, *SCALED):
-        folders = [OUT / name / f"gnnplan@{label}" for label in (first, second)]
+        folders = [OUT / name / ("gnnplan" if label == "default" else f"gnnplan@{label}") for label in (first, second)]
         if not all((f / "results.jsonl").is_file() for f in folders):
             continue
         a, b = (rows_of(f, "gnnplan", args.timeout) for f in folders)

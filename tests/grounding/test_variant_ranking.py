@@ -95,3 +95,16 @@ def test_validation_holds_out_every_variant_of_a_problem_file(data):
     files = lambda rows: {data.problems[p].problem_file for p in np.unique(data.state_problem[rows])}  # noqa: E731
     assert len(files(valid_rows)) == 1 and files(train_rows).isdisjoint(files(valid_rows))
     assert len(names) == VARIANTS
+
+
+def test_the_per_epoch_sample_keeps_every_variant_of_a_state(data):
+    objective = VariantRankingObjective(config())
+    group, members = objective._grouping(data)
+    everything = np.arange(len(data))
+    sample = objective.sample(data, everything, 50, np.random.default_rng(0))
+    assert 0 < len(sample) <= 50 and len(sample) % VARIANTS == 0
+    for g in np.unique(group[sample]):
+        assert set(members[g].tolist()) <= set(sample.tolist())
+    # Through the training loop: a validation sample smaller than the data still trains and reports.
+    _, _, record = train(data, config(max_epochs=2, validation_states=40))
+    assert record["error_name"] == "binding regret"

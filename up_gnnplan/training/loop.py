@@ -144,7 +144,9 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     monitor = val_idx if len(val_idx) else train_idx
     monitor_data = val_data if len(val_idx) else dataset
     if len(monitor) > config.validation_states:
-        monitor = np.sort(rng.choice(monitor, size=config.validation_states, replace=False))
+        whole = getattr(objective, "sample", None)  # an objective that compares states keeps their groups whole
+        monitor = (whole(monitor_data, monitor, config.validation_states, rng) if whole is not None else
+                   np.sort(rng.choice(monitor, size=config.validation_states, replace=False)))
     best = ((float("inf"),), 0, copy.deepcopy(model.state_dict()))  # (score, epoch, weights); lower score wins
     average = WeightAverage(model, config.ema) if config.ema > 0 else None
     progress = Progress()

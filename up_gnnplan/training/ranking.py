@@ -187,6 +187,16 @@ class VariantRankingObjective(_MarginRanking):
         return np.array([i for i in indices.tolist() if np.isfinite(dataset.value[i]) and keep_group[group[i]]],
                         dtype=np.int64)
 
+    def sample(self, dataset, indices: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """About ``size`` of ``indices`` in whole groups (all variants of each state drawn), for the
+        per-epoch validation figure: a state with half its variants compares half the choices."""
+        group, _ = self._grouping(dataset)
+        groups = np.unique(group[indices])
+        rng.shuffle(groups)
+        counts = np.bincount(group[indices], minlength=len(group))[groups]
+        keep = set(groups[:max(1, int(np.searchsorted(np.cumsum(counts), size, side="right")))].tolist())
+        return np.sort(np.array([i for i in indices.tolist() if group[i] in keep], dtype=np.int64))
+
     def loss(self, model, encoding, dataset, batch):
         import torch
 
