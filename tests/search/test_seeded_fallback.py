@@ -93,3 +93,23 @@ def test_no_seed_and_an_empty_seed_change_nothing():
     assert empty.actions == [] and seed_path(task, empty) == [] and seed_path(task, None) == []
     plain, seeded = gbfs(task, value_fn), gbfs(task, value_fn, seed=empty)
     assert (plain.actions, plain.expanded, plain.message) == (seeded.actions, seeded.expanded, seeded.message)
+
+
+def test_an_action_policys_path_seeds_gbfs_at_the_models_values():
+    """A model with an action head and a value head: the action policy gives up, GBFS goes on.
+    The path's step values are -log pi, not V, so GBFS values the path's states itself."""
+    task = task_of("bw-p04")
+    scorer, initial_value = perfect_scorer("bw-p04")
+    value_fn, _ = perfect("bw-p04")
+    policy = action_policy_rollout(task, scorer, max_steps=int(initial_value) - 1)
+    assert policy.step_kind == "surprise"
+    before = len(value_fn.calls)
+    seeded = gbfs(task, value_fn, seed=policy)
+    assert seeded.solved and seeded.expanded <= 3 and seeded.cost == initial_value
+    assert value_fn.calls[before] == len(policy.actions)  # the path, valued in one call first
+    with pytest.raises(ValueError, match="seeded with an action policy's path"):
+        policy_best_first(task, scorer, seed=policy_rollout(task, value_fn, max_steps=2))
+    broken = policy_rollout(task, value_fn, max_steps=2)
+    broken.step_values = broken.step_values[:1]
+    with pytest.raises(ValueError, match="one step value per action"):
+        gbfs(task, value_fn, seed=broken)

@@ -64,7 +64,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
         for step in range(max_steps + 1):
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
-                                    step_values=surprises)
+                                    step_values=surprises, step_kind="surprise")
             if step == max_steps:
                 break
             limits.check(f"before action-policy step {step + 1}")
@@ -82,7 +82,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                         break
             if chosen is None:
                 return SearchResult(Status.GAVE_UP, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
-                                    f"no unvisited successor after {step} steps", surprises)
+                                    f"no unvisited successor after {step} steps", surprises, "surprise")
             action, state, step_cost, surprise = chosen
             visited.add(state.get_index())
             actions_taken.append(action)
@@ -91,7 +91,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
     except LimitReached as error:
         return stopped(error, actions_taken, cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, actions_taken, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        f"step limit of {max_steps} reached", surprises)
+                        f"step limit of {max_steps} reached", surprises, "surprise")
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
@@ -146,6 +146,9 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         tie = itertools.count()
         queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
         known_ff = {}  # FF values computed for the seed, used again when its states are expanded
+        if seed is not None and seed.actions and seed.step_kind != "surprise":
+            raise ValueError("policy-best-first is seeded with an action policy's path (-log pi per step), "
+                             f"not with step values of kind {seed.step_kind!r}")
         for parent, action, cost, child, surprise in seed_path(task, seed):
             if child.get_index() in parents:
                 break

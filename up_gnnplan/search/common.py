@@ -30,10 +30,11 @@ class SearchResult:
     evaluated: int = 0
     seconds: float = 0.0
     message: str = ""
-    # A policy's measure of each step of ``actions``: V of the state reached (value policy) or
-    # -log pi of the action taken (action policy). A fallback search seeded with this result
-    # (``seed=``) enters the path's states in its open lists at these values.
+    # A policy's measure of each step of ``actions``: V of the state reached (value policy,
+    # ``step_kind`` "value") or -log pi of the action taken (action policy, "surprise"). A fallback
+    # search seeded with this result (``seed=``) enters the path's states in its open lists at them.
     step_values: list = field(default_factory=list)
+    step_kind: str = ""
 
     @property
     def solved(self) -> bool:
@@ -65,6 +66,9 @@ def seed_path(task, seed: "SearchResult | None") -> list[tuple]:
     """
     if seed is None or not seed.actions:
         return []
+    if len(seed.step_values) != len(seed.actions):
+        raise ValueError(f"a seed needs one step value per action: {len(seed.actions)} actions, "
+                         f"{len(seed.step_values)} values")
     steps, state = [], task.initial_state()
     for action, value in zip(seed.actions, seed.step_values):
         child, step_cost = action.apply(state, return_cost=True)

@@ -51,8 +51,9 @@ def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int
     """Search from the initial state of ``task``, always expanding the state of lowest value.
 
     ``limits`` (time and memory) take precedence over ``time_limit``; ``symmetry``: one successor
-    per class of symmetric actions (see the module docstring); ``seed``: the result of a value
-    policy that gave up, whose path's states enter the open list at the values it found
+    per class of symmetric actions (see the module docstring); ``seed``: the result of a policy
+    that gave up, whose path's states enter the open list at the values the value policy found
+    (an action policy's path, of a model with both heads, is valued in one batch)
     (:func:`~up_gnnplan.search.common.seed_path`).
     """
     return _best_first(task, value_fn, False, time_limit, max_expansions, limits, inputs, symmetry, seed)
@@ -85,7 +86,11 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
         tie = itertools.count()
         queues = [[(0.0, next(tie), root_key, root)]] + ([[(0.0, 0.0, next(tie), root_key, root)]] if ff else [])
         known_ff = {}  # FF values computed for the seed, used again when its states are expanded
-        for parent, action, cost, child, value in seed_path(task, seed):
+        path = seed_path(task, seed)
+        if path and seed.step_kind != "value":  # an action policy's path (a model with both heads): value it
+            values = evaluate([child for *_, child, _ in path], inputs, f"the {len(path)} states of the policy's path")
+            path = [(*step[:4], value) for step, value in zip(path, values.tolist())]
+        for parent, action, cost, child, value in path:
             child_key = key(child)
             if child_key in parents:  # met before up to renaming: the rest of the path would not apply to it
                 break

@@ -41,7 +41,7 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
         for step in range(max_steps + 1):
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, actions, cost, step, evaluated, limits.deadline.elapsed(),
-                                    step_values=path_values)
+                                    step_values=path_values, step_kind="value")
             if step == max_steps:
                 break
             limits.check(f"before policy step {step + 1}")
@@ -74,7 +74,7 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
                     best, best_value = options[i], values[i]
             if best is None:
                 return SearchResult(Status.GAVE_UP, actions, cost, step, evaluated, limits.deadline.elapsed(),
-                                    f"no unvisited successor after {step} steps", path_values)
+                                    f"no unvisited successor after {step} steps", path_values, "value")
             action, state, step_cost = best
             visited.add(state.get_index())
             actions.append(action)
@@ -83,4 +83,4 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
     except LimitReached as error:
         return stopped(error, actions, cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, actions, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        f"step limit of {max_steps} reached", path_values)
+                        f"step limit of {max_steps} reached", path_values, "value")
