@@ -26,7 +26,8 @@ import numpy as np
 
 from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
-from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, seed_path, stopped
+from up_gnnplan.search.common import (Inputs, SearchResult, Status, enter_path, exhausted, limits_of, seed_path,
+                                      seeded_note, stopped)
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -145,24 +146,21 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         parents[root.get_index()], surprise_of[root.get_index()] = None, 0.0
         tie = itertools.count()
         queues = [[(0.0, next(tie), root)]] + ([[(0.0, 0.0, next(tie), root)]] if ff else [])
-        known_ff = {}  # FF values computed for the seed, used again when its states are expanded
         if seed is not None and seed.actions and seed.step_kind != "surprise":
             raise ValueError("policy-best-first is seeded with an action policy's path (-log pi per step), "
                              f"not with step values of kind {seed.step_kind!r}")
-        for parent, action, cost, child, surprise in seed_path(task, seed):
-            if child.get_index() in parents:
-                break
-            h = ff(child) if ff is not None else 0.0
-            if h is None:  # a dead end, and so is the rest of the path
-                break
-            priority = surprise_of[parent.get_index()] + surprise
-            parents[child.get_index()], surprise_of[child.get_index()] = (parent.get_index(), action, cost), priority
-            known_ff[child.get_index()] = h
+        # The path's states at their summed -log pi from the initial state.
+        path = [(*step[:4], total) for step, total in
+                zip(seed_path(task, seed), itertools.accumulate(seed.step_values if seed is not None else []))]
+
+        def push(child_key, child, priority, h):
+            surprise_of[child_key] = priority
             heapq.heappush(queues[0], (priority, next(tie), child))
             if ff is not None:
                 heapq.heappush(queues[1], (h, priority, next(tie), child))
-        if known_ff:
-            note = "; ".join(filter(None, [f"seeded with {len(known_ff)} states of the policy's path", note]))
+
+        known_ff = enter_path(path, lambda state: state.get_index(), ff, parents, push)
+        note = seeded_note(known_ff, note)
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")

@@ -77,6 +77,34 @@ def seed_path(task, seed: "SearchResult | None") -> list[tuple]:
     return steps
 
 
+def enter_path(path: list[tuple], key, ff, parents: dict, push) -> dict:
+    """Enter the states of :func:`seed_path`'s ``path`` into a best-first search: each gets its
+    parent link in ``parents`` (by ``key``) and ``push(child_key, child, value, h)`` puts it in the
+    open lists; return the FF value of each entered state by key (0 without ``ff``), for its
+    expansion. Stops at a state met before (up to renaming: the rest of the path would not apply
+    to the state stored under its key) or one FF proves a dead end (so is the rest of the path).
+    """
+    known, parent_key = {}, None
+    for parent, action, cost, child, value in path:
+        parent_key = key(parent) if parent_key is None else parent_key
+        child_key = key(child)
+        if child_key in parents:
+            break
+        h = ff(child) if ff is not None else 0.0
+        if h is None:
+            break
+        parents[child_key] = (parent_key, action, cost)
+        known[child_key] = h
+        push(child_key, child, value, h)
+        parent_key = child_key
+    return known
+
+
+def seeded_note(entered: dict, note: str) -> str:
+    """The search's note, saying how many states of the policy's path it was seeded with."""
+    return "; ".join(filter(None, [f"seeded with {len(entered)} states of the policy's path" if entered else "", note]))
+
+
 def limits_of(limits: Limits | None, time_limit: float | None) -> Limits:
     """Return ``limits``, or new ones for ``time_limit`` seconds and the default memory limit."""
     return limits if limits is not None else Limits(time_limit)

@@ -30,7 +30,8 @@ import itertools
 
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
-from up_gnnplan.search.common import Inputs, SearchResult, Status, exhausted, limits_of, seed_path, stopped
+from up_gnnplan.search.common import (Inputs, SearchResult, Status, enter_path, exhausted, limits_of, seed_path,
+                                      seeded_note, stopped)
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.successors import Successors, is_goal
@@ -85,25 +86,18 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
         parents[root_key] = None
         tie = itertools.count()
         queues = [[(0.0, next(tie), root_key, root)]] + ([[(0.0, 0.0, next(tie), root_key, root)]] if ff else [])
-        known_ff = {}  # FF values computed for the seed, used again when its states are expanded
         path = seed_path(task, seed)
         if path and seed.step_kind != "value":  # an action policy's path (a model with both heads): value it
             values = evaluate([child for *_, child, _ in path], inputs, f"the {len(path)} states of the policy's path")
             path = [(*step[:4], value) for step, value in zip(path, values.tolist())]
-        for parent, action, cost, child, value in path:
-            child_key = key(child)
-            if child_key in parents:  # met before up to renaming: the rest of the path would not apply to it
-                break
-            h = ff(child) if ff is not None else 0.0
-            if h is None:  # a dead end, and so is the rest of the path
-                break
-            parents[child_key] = (key(parent), action, cost)
-            known_ff[child_key] = h
+
+        def push(child_key, child, value, h):
             heapq.heappush(queues[0], (value, next(tie), child_key, child))
             if ff is not None:
                 heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
-        if known_ff:
-            note = "; ".join(filter(None, [f"seeded with {len(known_ff)} states of the policy's path", note]))
+
+        known_ff = enter_path(path, key, ff, parents, push)  # FF values, used again when the states are expanded
+        note = seeded_note(known_ff, note)
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
