@@ -415,7 +415,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         began = time.perf_counter()
         remaining = limits.deadline.remaining()
         shorter = eliminate_actions(task, result.actions,
-                                    None if remaining is None else began + ELIMINATION_SHARE * remaining)
+                                    None if remaining is None else began + ELIMINATION_SHARE * remaining, result.cost)
         if shorter.removed:
             result.actions, result.cost = shorter.actions, shorter.cost
         messages.append((LogLevel.INFO, f"{shorter.note} in {time.perf_counter() - began:.1f} s"))

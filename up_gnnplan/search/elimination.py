@@ -72,9 +72,12 @@ def _literals(literals) -> tuple[frozenset, frozenset]:
     return frozenset(positive), frozenset(negative)
 
 
-def eliminate_actions(task, actions: list, deadline: float | None = None) -> Elimination:
-    """Return ``actions`` (a plan of ``task``, pymimir ground actions) with the actions it does not need left out."""
-    original = Elimination(list(actions), _replay(task, actions)[1], 0, "")
+def eliminate_actions(task, actions: list, deadline: float | None = None, cost: float | None = None) -> Elimination:
+    """Return ``actions`` (a plan of ``task``, pymimir ground actions) with the actions it does not need left out.
+
+    ``cost``: the plan's cost when the caller knows it (a search does), else it is replayed for it.
+    """
+    original = Elimination(list(actions), _replay(task, actions)[1] if cost is None else cost, 0, "")
     try:
         compiled = {a.get_index(): _Compiled(a) for a in actions}
         goal_condition = task.mimir_problem.get_goal_condition()

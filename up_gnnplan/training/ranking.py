@@ -27,7 +27,7 @@ import numpy as np
 
 from up_gnnplan.training.data import state_inputs
 from up_gnnplan.training.devices import device_of
-from up_gnnplan.training.objectives import ChoiceObjective, outputs, predict, state_tensors, to_tensors
+from up_gnnplan.training.objectives import ChoiceObjective, ValueObjective, outputs, predict, state_tensors, to_tensors
 
 RANK_LOSSES = ("rank", "l1+rank", "mse+rank")
 
@@ -236,12 +236,16 @@ class VariantRankingObjective(_MarginRanking):
         return loss
 
     def metrics(self, model, encoding, dataset, indices) -> dict:
-        """:meth:`ChoiceObjective.metrics`, the states counted once each (not once per variant)."""
-        out = super().metrics(model, encoding, dataset, indices)
-        if out:
-            group, _ = self._grouping(dataset)
-            out[self.count_metric] = int(len(np.unique(group[self.select(dataset, indices)])))
-            out["binding_regret"] = self.error(model, encoding, dataset, indices)
+        """:meth:`ChoiceObjective.metrics` from one pass of :meth:`regrets`, the states counted once each
+        (not once per variant), with the mean regret."""
+        chosen = self.select(dataset, indices)
+        regrets = self.regrets(model, encoding, dataset, chosen) if len(chosen) else np.zeros(0)
+        if len(regrets) == 0:
+            return {}
+        out = {self.choice_metric: float((regrets <= 1e-6).mean()), self.count_metric: int(len(regrets)),
+               "binding_regret": float(regrets.mean())}
+        if self.also_value:
+            out.update(ValueObjective.metrics(self, model, encoding, dataset, indices))
         return out
 
     def regrets(self, model, encoding, dataset, indices, batch_size: int = 256) -> np.ndarray:
