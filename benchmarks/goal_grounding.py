@@ -34,7 +34,10 @@ with every command in ``commands.log``:
     each state ranked, beside the shipped models' ``mse``) and its results
     (``ground-filter@NAME``, ``ground-no-filter@NAME``; LAMA-first's runs are shared). Its training
     keeps its state in ``results/goal_grounding/MODEL@NAME.safetensors``: the same command continues
-    a stopped run. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
+    a stopped run. ``--judge`` (train) chooses the epoch by what the binder makes of larger problems
+    (``JUDGE_SEED``'s problems of the ``judge`` sizes: greedy binding with the static filter, the ground
+    goal solved by LAMA-first; most solved, then the fewest plan steps in all;
+    :mod:`up_gnnplan.grounding.judge`) in place of the validation error. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
     bindings per step, the ground goals ordered by FF) with the static filter only: results
     ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``.
 ``table``
@@ -75,33 +78,39 @@ LOG = OUT / "commands.log"
 SIZES = {
     "exists-blocks": {"train": [{"blocks": n} for n in (3, 4, 5)], "valid": [{"blocks": 6}],
                       "optimal": [{"blocks": 6}], "lama": [{"blocks": n} for n in (9, 12, 15)],
-                      "hard": [{"blocks": n} for n in (25, 30)]},
+                      "hard": [{"blocks": n} for n in (25, 30)], "judge": [{"blocks": n} for n in (8, 10)]},
     "exists-blocks-c": {"train": [{"blocks": n} for n in (3, 4, 5)], "valid": [{"blocks": 6}],
                         "optimal": [{"blocks": 6}], "lama": [{"blocks": n} for n in (9, 12, 15)],
-                        "hard": [{"blocks": n} for n in (25, 30)]},
+                        "hard": [{"blocks": n} for n in (25, 30)], "judge": [{"blocks": n} for n in (8, 10)]},
     "exists-gripper": {"train": [{"balls": n, "rooms": 3} for n in (2, 3, 4)], "valid": [{"balls": 5, "rooms": 3}],
                        "optimal": [{"balls": 5, "rooms": 3}],
                        "lama": [{"balls": n, "rooms": r} for n, r in ((8, 3), (12, 4), (16, 5))],
-                       "hard": [{"balls": n, "rooms": r} for n, r in ((30, 6), (40, 8))]},
+                       "hard": [{"balls": n, "rooms": r} for n, r in ((30, 6), (40, 8))],
+                       "judge": [{"balls": n, "rooms": r} for n, r in ((6, 3), (8, 4))]},
     "exists-delivery": {"train": [{"width": 3, "height": 3, "packages": p} for p in (1, 2)],
                         "valid": [{"width": 4, "height": 3, "packages": 2}],
                         "optimal": [{"width": 4, "height": 3, "packages": 2}],
                         "lama": [{"width": w, "height": w, "packages": p} for w, p in ((5, 3), (6, 4), (8, 5))],
-                        "hard": [{"width": w, "height": w, "packages": p} for w, p in ((10, 6), (12, 8))]},
+                        "hard": [{"width": w, "height": w, "packages": p} for w, p in ((10, 6), (12, 8))],
+                        "judge": [{"width": w, "height": w, "packages": p} for w, p in ((4, 2), (5, 3))]},
     "exists-visitall": {"train": [{"width": 3, "height": h} for h in (2, 3)], "valid": [{"width": 4, "height": 3}],
                         "optimal": [{"width": 4, "height": 4}],
                         "lama": [{"width": w, "height": w} for w in (5, 7, 10)],
-                        "hard": [{"width": w, "height": w} for w in (12, 15)]},
+                        "hard": [{"width": w, "height": w} for w in (12, 15)],
+                        "judge": [{"width": w, "height": w} for w in (4, 5)]},
 }
 # One grounding model per domain file: Blocks and Blocks-C are one domain (the same predicates,
 # the goals differ), so one model learns from both training sets and serves both.
 MODEL_OF = {"exists-blocks": "exists-blocks", "exists-blocks-c": "exists-blocks", "exists-gripper": "exists-gripper",
             "exists-delivery": "exists-delivery", "exists-visitall": "exists-visitall"}
 VARIABLES = {"train": (1, 2, 3, 4), "valid": (1, 2, 3, 4), "optimal": (1, 2, 3, 4, 5, 6), "lama": (1, 2, 3, 4, 5, 6),
-             "hard": (4, 5, 6)}
+             "hard": (4, 5, 6), "judge": (2, 4, 6)}
 # The test sets: seed of their generation. *hard*: the sizes where LAMA-first's landmarks suffer
 # from a quantified goal (measured here: 30 blocks and 5 variables, 43 s against 0.5 s grounded).
 TEST_SEEDS = {"optimal": 2000, "lama": 3000, "hard": 4000}
+# --judge: the problems that choose the epoch (one per size and variable count, seed JUDGE_SEED: none is a
+# test problem), 1.5-2 times the training size, where LAMA-first solves a ground goal in about a second.
+JUDGE_SEED = 5000
 
 
 def run(command: list, output: Path | None = None, check: bool = True) -> bool:
@@ -180,9 +189,19 @@ def train(args) -> None:
         extra = ["--state", OUT / f"{model}{suffix(args)}.safetensors"] if args.run else []
         extra += ["--ema", args.ema] if args.ema else []
         extra += ["--snapshot-minutes", args.marks] if args.marks else []
+        extra += judge_options(served) if args.judge else []
         run(["gnnplan", "train", *data, *validation, "--loss", args.loss, "--lr", "1e-3", "--layers", args.layers,
              "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *extra, "-o", checkpoint])
         run(["gnnplan", "export", checkpoint, "-o", model_file(model, ".onnx", suffix(args))])
+
+
+def judge_options(domains: list[str]) -> list:
+    """``gnnplan train``'s options of the binding judge: the judge problems of ``domains`` (generated once)."""
+    problems = []
+    for domain in domains:
+        problems += sorted((WORK / domain / "judge").glob("s*/p-*.pddl")) or generate(domain, "judge", 1, JUDGE_SEED)
+    return ["--validation-domain", problems[0].parent / "domain.pddl",
+            *[a for p in problems for a in ("--validation-problem", p)]]
 
 
 def ship(args) -> None:
@@ -356,6 +375,9 @@ def main():
     parser.add_argument("--loss", default="mse", choices=["mse", "mse+rank", "l1+rank", "rank"],
                         help="train: gnnplan train --loss (the +rank ones rank each state's goal variants)")
     parser.add_argument("--ema", type=float, default=None, help="train: weight averaging (gnnplan train --ema)")
+    parser.add_argument("--judge", action="store_true",
+                        help="train: choose the epoch by the greedy binding of larger problems, their ground goals "
+                        "solved by LAMA-first (gnnplan train --validation-problem on grounding data)")
     parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
     parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")
     parser.add_argument("--marks", default="", help="train: also keep the best model so far at these minutes "

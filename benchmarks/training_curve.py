@@ -60,7 +60,7 @@ LOG = OUT / "commands.log"
 SETS = {"logistics": ("logistics-large", "logistics-larger"),
         "transport": ("transport", "transport-larger", "transport-scaled"),
         "blocksworld": ("blocksworld", "blocksworld-large"), "ferry": ("ferry", "ferry-scaled"),
-        "rovers": ("rovers", "rovers-scaled")}
+        "rovers": ("rovers", "rovers-scaled"), "sokoban": ("sokoban", "sokoban-scaled")}
 
 
 # The judge problems of --judge policy: (generator, size parameters, count), seed JUDGE_SEED; 2-3x the
@@ -74,7 +74,9 @@ JUDGE = {"blocksworld": ("blocksworld", (({"blocks": 12}, 2), ({"blocks": 16}, 2
          "ferry": ("ferry", (({"cars": 10, "locations": 14}, 2), ({"cars": 12, "locations": 17}, 2))),
          # Rovers': 1 rover, 5 waypoints, 1 camera, 3 objectives; the scaled set starts at 3x.
          "rovers": ("rovers", (({"rovers": 1, "waypoints": 10, "cameras": 1, "objectives": 6}, 2),
-                               ({"rovers": 2, "waypoints": 12, "cameras": 2, "objectives": 7}, 2)))}
+                               ({"rovers": 2, "waypoints": 12, "cameras": 2, "objectives": 7}, 2))),
+         # Sokoban's: a 9x9 grid with 2 boxes; the scaled set starts at 16x16 with 3.
+         "sokoban": ("sokoban", (({"grid_size": 12, "boxes": 2}, 2), ({"grid_size": 14, "boxes": 3}, 2)))}
 JUDGE_SEED = 4242
 # Problems labelled along optimal plans and trained on (as many again choose the epoch with the
 # judge), where the shipped model had more than action_heads.py's 3: Rovers' was trained on 13.

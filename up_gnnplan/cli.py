@@ -312,7 +312,9 @@ def generate(domain_name, output, count, seed, params):
                    "and train on all of DATASETS.")
 @click.option("--validation-problem", "validation_problems", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Repeatable. Choose the best epoch by the greedy policy on these problems (larger than the training "
-                   "ones): most solved, then fewest steps, then validation MAE. Needs --validation-domain.")
+                   "ones): most solved, then fewest steps, then validation MAE. Needs --validation-domain. On grounding "
+                   "data (problems with existential goals): by the greedy binding, the ground goal solved by "
+                   "LAMA-first, fewest plan steps in all.")
 @click.option("--validation-domain", type=click.Path(dir_okay=False, exists=True),
               help="Domain file of the --validation-problem files.")
 @click.option("--policy-steps", type=int, default=150, show_default=True,
@@ -426,8 +428,18 @@ def train(datasets, output, validation_datasets, validation_problems, validation
                    f"on {record['validation_states']} states")
     click.echo(f"{path}: {config.architecture} ({config.head}) on '{data.domain}', {record['epochs']} epochs in "
                f"{record['seconds']} s, best epoch {record['best_epoch']}, {quality}"
-               + (f"; greedy policy solved {record['policy_validation']['solved']}/{len(tasks)} validation problems "
-                  f"in {record['policy_validation']['steps']} steps" if tasks else ""))
+               + _judged(record, tasks))
+
+
+def _judged(record: dict, tasks: list) -> str:
+    """The end of train's summary line: what the judge of the chosen epoch saw (nothing without one)."""
+    if not tasks:
+        return ""
+    judged = record["policy_validation"]
+    if "judge" in judged:  # a grounding model: bound, then solved by LAMA-first
+        return (f"; greedy binding + LAMA-first solved {judged['solved']}/{len(tasks)} validation problems, plans of "
+                f"{judged['steps']} steps in all")
+    return f"; greedy policy solved {judged['solved']}/{len(tasks)} validation problems in {judged['steps']} steps"
 
 
 def _validation_tasks(domain, problems, data) -> list:
@@ -437,12 +449,20 @@ def _validation_tasks(domain, problems, data) -> list:
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.problems import load_task
 
+    from up_gnnplan.grounding.encoding import grounding_signature, is_grounding_signature
+    from up_gnnplan.grounding.goal import QuantifiedGoal
+
+    grounding = is_grounding_signature(data.signature)
     tasks = []
     for problem in problems:
         task = load_task(domain, problem)
-        if task.signature != data.signature:
+        signature = grounding_signature(task.signature) if grounding else task.signature
+        if signature != data.signature:
             raise GnnplanError(f"{problem}: not of the training data's domain: predicates "
-                               f"{task.signature.describe_difference(data.signature)} (first: the problem's domain)")
+                               f"{signature.describe_difference(data.signature)} (first: the problem's domain)")
+        if grounding and not QuantifiedGoal.of(task.up_problem).variables:
+            raise GnnplanError(f"{problem}: the goal has no existentially quantified variable; a grounding model is "
+                               "judged by binding such goals")
         tasks.append(task)
     return tasks
 

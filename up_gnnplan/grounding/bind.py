@@ -148,7 +148,7 @@ class GoalBinder:
         seen = set()  # bindings yielded or reached already (in another order): not searched twice
         if self.beam > 1:
             for grounding in self._beam():
-                seen.add(_key(grounding.goal))
+                seen.add(binding_key(grounding.goal))
                 yield grounding
             seen.update(key for key, cost in self.relaxed.items() if cost is None)  # proven unreachable
         # A stack of (remaining ranked children, steps so far): depth-first, best child first.
@@ -160,7 +160,7 @@ class GoalBinder:
                 stack.pop()
                 continue
             _, child, step = choice
-            key = _key(child)
+            key = binding_key(child)
             if key in seen:
                 continue
             seen.add(key)
@@ -194,8 +194,8 @@ class GoalBinder:
             every = [self._root()] if level[0][1] is self.goal else self._children_of([goal for _, goal, _ in level])
             for (_, goal, steps), ranked in zip(level, every):
                 for value, child, step in ranked[: self.beam]:
-                    if _key(child) not in keys:
-                        keys.add(_key(child))
+                    if binding_key(child) not in keys:
+                        keys.add(binding_key(child))
                         pool.append((value, child, steps + [step]))
             pool.sort(key=lambda item: item[0])
             level = pool[: self.beam]
@@ -234,7 +234,7 @@ class GoalBinder:
         from up_gnnplan.problems.bridge import Task
         from up_gnnplan.search.ff import FFHeuristic
 
-        key = _key(goal)
+        key = binding_key(goal)
         if key not in self.relaxed:
             start = time.perf_counter()
             check = self.limits.check if self.limits is not None else None
@@ -252,6 +252,6 @@ class GoalBinder:
                                  "inequality of the goal fails for every object); the goal cannot hold")
 
 
-def _key(goal: QuantifiedGoal) -> frozenset:
+def binding_key(goal: QuantifiedGoal) -> frozenset:
     """The binding of ``goal`` as a set of (variable, object) names: the same whatever the order."""
     return frozenset((v.name, o.name) for v, o in goal.binding)

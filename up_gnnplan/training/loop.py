@@ -18,6 +18,7 @@ import numpy as np
 
 from up_gnnplan.datasets.store import check_signature
 from up_gnnplan.errors import GnnplanError
+from up_gnnplan.grounding.encoding import is_grounding_signature
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, curriculum_order, split
@@ -295,6 +296,9 @@ def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx,
         record["policy_validation"] = {"problems": [task.source.problem.stem if task.source.problem else task.up_problem.name
                                                     for task in validation_tasks], "solved": int(solved),
                                        "steps": int(steps_total), "step_limit": config.policy_steps}
+        if is_grounding_signature(encoding.signature):
+            record["policy_validation"].update(judge="greedy binding, then LAMA-first on the ground goal: problems "
+                                               "solved, steps = total plan length (step_limit per unsolved one)")
     record["train_states_per_second"] = round(progress.steps * config.batch_size / max(progress.train_seconds, 1e-9), 1)
     record["states_trained"] = progress.steps * config.batch_size
     record["sessions"] = progress.sessions  # [first epoch, seconds at its start] of each session of the run
@@ -326,10 +330,16 @@ def policy_validation(model, encoding, tasks, max_steps: int) -> tuple[int, int]
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 
     The policy is the action policy for models with an action head, the value policy otherwise.
-    A failed run counts ``max_steps`` steps, so fewer steps always means better.
+    A failed run counts ``max_steps`` steps, so fewer steps always means better. A grounding
+    model's "policy" is the greedy binder: its ground goal is solved by LAMA-first and the plan's
+    length counts as its steps (:func:`~up_gnnplan.grounding.judge.binding_validation`).
     """
     from up_gnnplan.search import Status, action_policy_rollout, policy_rollout
 
+    if is_grounding_signature(encoding.signature):
+        from up_gnnplan.grounding.judge import binding_validation
+
+        return binding_validation(TorchValueFunction(model, encoding), tasks, failed_cost=max_steps)
     solved = steps = 0
     for task in tasks:
         if hasattr(model, "actions"):
@@ -398,6 +408,14 @@ class TorchValueFunction:
 
     def __call__(self, inputs) -> np.ndarray:
         return self.run(self.prepare(inputs))
+
+    def check_signature(self, signature, where: str = "the problem") -> None:
+        """Raise :class:`ModelError` unless the model's encoding is for ``signature`` (as the ONNX one)."""
+        from up_gnnplan.runtime import ModelError
+
+        if signature != self.encoding.signature:
+            raise ModelError(f"the model being trained is for other predicates than {where} "
+                             f"({self.encoding.signature.describe_difference(signature)})")
 
 
 class TorchActionScorer:
