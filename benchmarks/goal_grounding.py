@@ -21,12 +21,14 @@ with every command in ``commands.log``:
     the ground problem) with and without the
     static filter, and of LAMA-first on the quantified goal, on the same tasks with ``--timeout``
     each; on the optimal set also V* of every task (full expansion by pymimir).
-``ship DOMAIN...``
+``ship DOMAIN... [--run NAME [--mark M]]``
     adds each domain's model to the package's shipped models as ``MODEL-grounding`` (Blocks and
-    Blocks-C share ``exists-blocks-grounding``), its entry carrying the figures of ``table``.
+    Blocks-C share ``exists-blocks-grounding``), its entry carrying the figures of ``table``; a run's
+    model replaces the shipped one, and its results become the *shipped* rows (the replaced
+    model's: ``@before-NAME``).
 ``record DOMAIN...``
     only writes the figures of ``table`` into the shipped models' entries (after new test runs).
-``--run NAME`` (every stage but ``ship``)
+``--run NAME`` (every stage)
     another recipe beside the shipped one, on the same test sets: its training and validation data
     (``--valid-share``: the chance that a bound variable of a goal variant gets an object breaking no
     static atom, 0.5 for the shipped models; ``--shared-states``: the same states labelled under every
@@ -205,11 +207,48 @@ def judge_options(domains: list[str]) -> list:
 
 
 def ship(args) -> None:
-    """Ship each model as ``MODEL-grounding`` with the figures of ``table`` for the domains it serves."""
+    """Ship each model as ``MODEL-grounding`` with the figures of ``table`` for the domains it serves.
+
+    With ``--run NAME`` (and ``--mark``), the run's model is shipped in place of the shipped one, and
+    the test results follow: the replaced model's folders become ``LABEL@before-NAME`` (its beam runs
+    ``ground-filter@before-NAME+beamK``), the run's become the shipped model's, so that ``table``'s
+    *shipped* rows stay the shipped file's.
+    """
     for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
-        run(["gnnplan", "export", model_file(model, ".pt"), "-o", WORK / model / "grounding-shipped.onnx", "--ship",
-             f"{model}-grounding"])
+        tag = suffix(args) + (f"-{args.mark}" if args.mark else "")
+        run(["gnnplan", "export", model_file(model, ".pt", tag), "-o", WORK / model / "grounding-shipped.onnx",
+             "--ship", f"{model}-grounding"])
+        if args.run:
+            for domain in (d for d, m in MODEL_OF.items() if m == model):
+                for split in TEST_SEEDS:
+                    _promote(OUT / domain / split, tag.removeprefix("@"), f"before-{args.run}")
     record(args)
+
+
+def _promote(base: Path, name: str, old: str) -> None:
+    """Rename the shipped model's result folders of ``base`` to ``@old`` and run ``name``'s to the shipped ones."""
+    moves = []
+    for folder in sorted(base.glob("ground-*")):
+        label, _, run_name = folder.name.partition("@")
+        if not run_name:
+            moves.append((folder, base / f"{label}@{old}"))
+        elif run_name.startswith("beam"):  # the shipped model with a beam
+            moves.append((folder, base / f"{label}@{old}+{run_name}"))
+    moves += [(base / f"{label}@{name}", base / label) for label in ("ground-filter", "ground-no-filter")
+              if (base / f"{label}@{name}").is_dir()]
+    vacated = {source for source, _ in moves}
+    for source, target in moves:
+        if target.exists() and target not in vacated:
+            raise SystemExit(f"{target} exists: not overwritten")
+    for source, target in moves:  # the shipped model's folders first, so the run's can take their names
+        subprocess.run(["git", "mv", str(source), str(target)], check=False) if _tracked(source) else source.rename(target)
+        with LOG.open("a") as log:
+            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # moved {source.relative_to(OUT)} to {target.relative_to(OUT)}\n")
+
+
+def _tracked(path: Path) -> bool:
+    return subprocess.run(["git", "ls-files", "--error-unmatch", str(path)], capture_output=True,
+                          cwd=ROOT).returncode == 0
 
 
 def record(args) -> None:
