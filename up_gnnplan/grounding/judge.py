@@ -18,8 +18,6 @@ costs a planner call only for the bindings no earlier epoch chose.
 
 from __future__ import annotations
 
-import io
-
 from up_gnnplan.grounding.bind import GoalBinder, binding_key
 from up_gnnplan.grounding.goal import GoalGroundingError
 
@@ -52,12 +50,7 @@ def binding_validation(value_fn, tasks, failed_cost: int) -> tuple[int, int]:
 
 def lama_first_length(problem, seconds: float) -> int | None:
     """Return the length of LAMA-first's plan for ``problem`` (Fast Downward through UP), None if none in ``seconds``."""
-    from unified_planning.engines import PlanGenerationResultStatus as Status
-    from unified_planning.shortcuts import OneshotPlanner
+    from up_gnnplan.grounding.solve import SOLVED, lama_first
 
-    problem.environment.credits_stream = None
-    with OneshotPlanner(name="fast-downward") as planner:
-        result = planner.solve(problem, timeout=seconds, output_stream=io.StringIO())
-    if result.status not in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY):
-        return None
-    return len(result.plan.actions)
+    result = lama_first(problem, seconds)
+    return len(result.plan.actions) if result.status in SOLVED else None

@@ -79,9 +79,17 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
         return Status.UNSUPPORTED_PROBLEM, None
 
 
+def lama_first(problem, seconds: float):
+    """Return the UP result of LAMA-first (Fast Downward through ``up-fast-downward``) on ``problem``."""
+    from unified_planning.shortcuts import OneshotPlanner
+
+    problem.environment.credits_stream = None
+    with OneshotPlanner(name="fast-downward") as planner:
+        return planner.solve(problem, timeout=seconds, output_stream=io.StringIO())
+
+
 def _plan(engine, problem, limits, messages: list, metrics: dict):
     """Return (status, plan) of the chosen planner on ``problem`` with the time left."""
-    from unified_planning.shortcuts import OneshotPlanner
 
     planner = engine.grounding["planner"]
     left = limits.deadline.remaining()
@@ -91,9 +99,7 @@ def _plan(engine, problem, limits, messages: list, metrics: dict):
                              memory_mb=engine.memory_mb, device=engine.device)
         result = inner.solve(problem, timeout=left)
     else:
-        problem.environment.credits_stream = None
-        with OneshotPlanner(name="fast-downward") as fd:
-            result = fd.solve(problem, timeout=left, output_stream=io.StringIO())
+        result = lama_first(problem, left)
     messages.append((LogLevel.INFO, f"{planner}: {result.status.name}"
                      + (f", {len(result.plan.actions)} actions" if result.plan is not None else "")))
     messages.extend((log.level, f"{planner}: {log.message}") for log in result.log_messages or []
