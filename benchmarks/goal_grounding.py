@@ -42,6 +42,9 @@ with every command in ``commands.log``:
     :mod:`up_gnnplan.grounding.judge`) in place of the validation error. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
     bindings per step, the ground goals ordered by FF) with the static filter only: results
     ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``.
+``pair DOMAIN... [--against NAME]``
+    the shipped model against another (``before-judge``: the one it replaced) on the tasks both
+    solved: plan cost summed, and on how many tasks each was cheaper.
 ``table``
     per domain, set and model (the shipped one, each run): tasks, coverage (with the filter, without it, LAMA on the quantified goal),
     V/V* (optimal set) or V/V^L (lama and hard sets: plan cost over LAMA-first's on the quantified goal, both
@@ -391,9 +394,28 @@ def table(args) -> None:
     print("\n".join(lines))
 
 
+def pair(args) -> None:
+    """Print the shipped model against ``--against``'s (a run, or ``before-NAME``) on the same tasks:
+    plan cost with the static filter summed over the tasks both solved, and on how many each was cheaper."""
+    from up_gnnplan.compare import read_results
+
+    print(f"| domain | set | tasks both solved | plan cost, shipped / {args.against} | cheaper | dearer |")
+    print("|---|---|---:|---:|---:|---:|")
+    for domain in args.domains:
+        for split in TEST_SEEDS:
+            base = OUT / domain / split
+            ours = {r["problem"]: r for r in read_results(base / "ground-filter" / "results.jsonl")}
+            theirs = {r["problem"]: r for r in read_results(base / f"ground-filter@{args.against}" / "results.jsonl")}
+            both = [p for p in ours if ours[p]["solved"] and p in theirs and theirs[p]["solved"]]
+            if both:
+                a, b = ([rows[p]["plan_cost"] for p in both] for rows in (ours, theirs))
+                print(f"| {domain} | {split} | {len(both)} | {sum(a) / sum(b):.2f} | {sum(x < y for x, y in zip(a, b))} | "
+                      f"{sum(x > y for x, y in zip(a, b))} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["data", "train", "test", "table", "ship", "record"])
+    parser.add_argument("stage", choices=["data", "train", "test", "table", "ship", "record", "pair"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(SIZES)))
     parser.add_argument("--train-count", type=int, default=3, help="problems per training size and variable count")
     parser.add_argument("--test-count", type=int, default=2, help="problems per test size and variable count")
@@ -417,6 +439,7 @@ def main():
     parser.add_argument("--judge", action="store_true",
                         help="train: choose the epoch by the greedy binding of larger problems, their ground goals "
                         "solved by LAMA-first (gnnplan train --validation-problem on grounding data)")
+    parser.add_argument("--against", default="before-judge", help="pair: the other model's results (a run's NAME)")
     parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
     parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")
     parser.add_argument("--marks", default="", help="train: also keep the best model so far at these minutes "
@@ -426,7 +449,8 @@ def main():
     if unknown:
         parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(SIZES))}")
     OUT.mkdir(parents=True, exist_ok=True)
-    {"data": data, "train": train, "test": test, "table": table, "ship": ship, "record": record}[args.stage](args)
+    {"data": data, "train": train, "test": test, "table": table, "ship": ship, "record": record,
+     "pair": pair}[args.stage](args)
 
 
 if __name__ == "__main__":
