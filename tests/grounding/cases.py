@@ -29,4 +29,6 @@ TOWER = problem("tower", TABLE + " " + COLOURS,
                 "(and (clear a) (exists (?x1 ?x2 ?x3) (and (red ?x1) (blue ?x2) (blue ?x3) (on ?x1 ?x2) (on ?x2 ?x3) "
                 "(not (= ?x1 ?x2)) (not (= ?x2 ?x3)) (not (= ?x1 ?x3)))))")
 GROUND = problem("ground", TABLE + " " + COLOURS, "(and (on a c))")
+# No block is both red and blue: no binding passes the static filter.
+NO_BINDING = problem("no-binding", TABLE + " " + COLOURS, "(exists (?x1) (and (red ?x1) (blue ?x1)))")
 PROBLEMS = {"red-on-blue": ON_RED_BLUE, "tower": TOWER}

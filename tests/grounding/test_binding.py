@@ -6,10 +6,9 @@ import pytest
 from click.testing import CliRunner
 from unified_planning.engines import PlanGenerationResultStatus as PlanStatus
 
-from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS
+from tests.grounding.cases import PROBLEMS
 from up_gnnplan.cli import main
 from up_gnnplan.data import example
-from up_gnnplan.grounding.dataset import GroundingDataOptions, build_grounding_dataset
 from up_gnnplan.grounding.goal import QuantifiedGoal, static_facts, static_fluents
 from up_gnnplan.grounding.preprocess import check_witness, ground_problem, make_binder
 from up_gnnplan.plugins.engine import GnnplanEngine
@@ -17,33 +16,6 @@ from up_gnnplan.problems.loading import load_pddl
 
 torch = pytest.importorskip("torch")
 
-from up_gnnplan.exporters import export_onnx  # noqa: E402
-from up_gnnplan.training import TrainConfig  # noqa: E402
-from up_gnnplan.training.loop import train  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("colour-blocks")
-    (folder / "domain.pddl").write_text(DOMAIN)
-    for name, text in {**PROBLEMS, "ground": GROUND}.items():
-        (folder / f"{name}.pddl").write_text(text)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def model(files):
-    """A small grounding model fit on goal variants of both problems (seconds)."""
-    problems = [files / f"{name}.pddl" for name in PROBLEMS]
-    data = build_grounding_dataset(files / "domain.pddl", problems, GroundingDataOptions(goals_per_problem=40,
-                                                                                           states_per_goal=4))
-    # An epoch limit, not a time limit, so that the model does not depend on the machine's speed
-    # (the dataset does not either: it is sampled from a canonical state order).
-    config = TrainConfig(hidden=32, layers=6, lr=3e-3, loss="mse", max_seconds=900, max_epochs=80, epoch_states=256,
-                         validation_fraction=0.0, patience=200, seed=0)
-    net, encoding, record = train(data, config)
-    return export_onnx(net, encoding, files / "grounding.onnx", domain=data.domain, train_config=config.to_dict(),
-                       training_record=record)
 
 
 def load(files, name):

@@ -6,28 +6,17 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS, problem, TABLE, COLOURS
+from tests.grounding.cases import PROBLEMS
 from up_gnnplan.cli import main
 from up_gnnplan.grounding import judge
 from up_gnnplan.grounding.dataset import GroundingDataOptions, build_grounding_dataset
 from up_gnnplan.problems import load_task
+from up_gnnplan.runtime import load_value_function
 
 torch = pytest.importorskip("torch")
 
 from up_gnnplan.training import TrainConfig  # noqa: E402
-from up_gnnplan.training.loop import TorchValueFunction, train  # noqa: E402
-
-# No block is both red and blue: no binding passes the static filter.
-NO_BINDING = problem("no-binding", TABLE + " " + COLOURS, "(exists (?x1) (and (red ?x1) (blue ?x1)))")
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("colour-blocks")
-    (folder / "domain.pddl").write_text(DOMAIN)
-    for name, text in {**PROBLEMS, "ground": GROUND, "no-binding": NO_BINDING}.items():
-        (folder / f"{name}.pddl").write_text(text)
-    return folder
+from up_gnnplan.training.loop import train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +26,7 @@ def data(files):
 
 
 def config(**changes):
-    # As tests/grounding/test_binding.py's model: an epoch limit, so the model does not depend on the machine.
+    # As the package fixture's model (conftest.py): an epoch limit, so the model does not depend on the machine.
     base = dict(hidden=32, layers=6, lr=3e-3, loss="mse", max_seconds=900, max_epochs=80, epoch_states=256,
                 validation_fraction=0.0, patience=200, seed=0)
     return TrainConfig(**{**base, **changes})
@@ -47,9 +36,8 @@ def tasks(files, *names):
     return [load_task(files / "domain.pddl", files / f"{name}.pddl") for name in names]
 
 
-def test_the_judge_binds_each_goal_and_counts_lama_firsts_plan_length(files, data):
-    net, encoding, _ = train(data, config())
-    value_fn = TorchValueFunction(net, encoding)
+def test_the_judge_binds_each_goal_and_counts_lama_firsts_plan_length(files, model):
+    value_fn = load_value_function(model)  # the package fixture's model (conftest.py)
     # red-on-blue: b is already on d, the binding the model ranks first, so LAMA-first's plan is empty;
     # tower: any valid binding is a tower of three from the table, 4 actions.
     assert judge.binding_validation(value_fn, tasks(files, "red-on-blue"), failed_cost=99) == (1, 0)
