@@ -244,7 +244,10 @@ def _promote(base: Path, name: str, old: str) -> None:
         if target.exists() and target not in vacated:
             raise SystemExit(f"{target} exists: not overwritten")
     for source, target in moves:  # the shipped model's folders first, so the run's can take their names
-        subprocess.run(["git", "mv", str(source), str(target)], check=False) if _tracked(source) else source.rename(target)
+        if _tracked(source):
+            subprocess.run(["git", "mv", str(source), str(target)], check=False)
+        else:
+            source.rename(target)
         with LOG.open("a") as log:
             log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # moved {source.relative_to(OUT)} to {target.relative_to(OUT)}\n")
 

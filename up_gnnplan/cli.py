@@ -447,10 +447,9 @@ def _validation_tasks(domain, problems, data) -> list:
     if bool(domain) != bool(problems):
         raise click.UsageError("--validation-problem and --validation-domain go together")
     from up_gnnplan.errors import GnnplanError
-    from up_gnnplan.problems import load_task
-
     from up_gnnplan.grounding.encoding import grounding_signature, is_grounding_signature
     from up_gnnplan.grounding.goal import QuantifiedGoal
+    from up_gnnplan.problems import load_task
 
     grounding = is_grounding_signature(data.signature)
     tasks = []

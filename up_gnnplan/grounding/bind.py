@@ -194,8 +194,9 @@ class GoalBinder:
             every = [self._root()] if level[0][1] is self.goal else self._children_of([goal for _, goal, _ in level])
             for (_, goal, steps), ranked in zip(level, every):
                 for value, child, step in ranked[: self.beam]:
-                    if binding_key(child) not in keys:
-                        keys.add(binding_key(child))
+                    key = binding_key(child)
+                    if key not in keys:
+                        keys.add(key)
                         pool.append((value, child, steps + [step]))
             pool.sort(key=lambda item: item[0])
             level = pool[: self.beam]

@@ -90,7 +90,6 @@ def lama_first(problem, seconds: float):
 
 def _plan(engine, problem, limits, messages: list, metrics: dict):
     """Return (status, plan) of the chosen planner on ``problem`` with the time left."""
-
     planner = engine.grounding["planner"]
     left = limits.deadline.remaining()
     if planner == "gnnplan":
