@@ -133,13 +133,15 @@ def run(command: list, output: Path | None = None, check: bool = True) -> bool:
     return subprocess.run(command, check=check).returncode == 0
 
 
-def generate(domain: str, split: str, count: int, seed: int) -> list[Path]:
-    """Generate ``count`` problems per (size, variables, colours, neq) choice of ``split``; return them."""
-    folder = WORK / domain / split
+def generate(domain: str, split: str, count: int, seed: int, sizes: list[dict] | None = None,
+             folder: str = "") -> list[Path]:
+    """Generate ``count`` problems per (size, variables, colours, neq) choice of ``split`` (its ``SIZES``, or
+    ``sizes``) into ``WORK/domain/folder`` (default: the split's name); return them."""
+    folder = WORK / domain / (folder or split)
     rng = random.Random(seed)
     problems = []
     lowest = 2 if domain == "exists-blocks" else 1  # a tower has two blocks at least
-    for index, (size, variables) in enumerate(itertools.product(SIZES[domain][split], VARIABLES[split])):
+    for index, (size, variables) in enumerate(itertools.product(sizes or SIZES[domain][split], VARIABLES[split])):
         if variables < lowest:
             continue
         out = folder / f"s{index}"
@@ -162,7 +164,8 @@ def generate(domain: str, split: str, count: int, seed: int) -> list[Path]:
 def data(args) -> None:
     for domain in args.domains:
         folder = WORK / domain
-        train = generate(domain, "train", args.train_count, 0)
+        sizes = json.loads(args.train_sizes) if args.train_sizes else None  # a run's own sizes, its own folder
+        train = generate(domain, "train", args.train_count, 0, sizes, f"train{suffix(args)}" if sizes else "")
         valid = generate(domain, "valid", 2, 1000)
         domain_file = train[0].parent / "domain.pddl"
         for split, problems, goals in (("train", train, args.goals), ("valid", valid, 8)):
@@ -170,7 +173,7 @@ def data(args) -> None:
             share = ["--valid-share", args.valid_share] if args.valid_share != 0.5 else []
             share += ["--shared-states"] if args.shared_states else []
             run(["gnnplan", "dataset", domain_file, *problems, "--grounding", "--goals-per-problem", goals,
-                 "--states-per-goal", args.states, "--max-states", 50000, *share, "-o", out], out)
+                 "--states-per-goal", args.states, "--max-states", args.max_states, *share, "-o", out], out)
         for split, seed in TEST_SEEDS.items():
             generate(domain, split, args.test_count, seed)
 
@@ -189,6 +192,7 @@ def train(args) -> None:
     for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
         served = [d for d, m in MODEL_OF.items() if m == model]
         data = [WORK / d / f"train{suffix(args)}.npz" for d in served]
+        data += [WORK / d / f"train@{args.also_data}.npz" for d in served] if args.also_data else []
         validation = [a for d in served for a in ("--validation-dataset", WORK / d / f"valid{suffix(args)}.npz")]
         checkpoint = model_file(model, ".pt", suffix(args))
         extra = ["--state", OUT / f"{model}{suffix(args)}.safetensors"] if args.run else []
@@ -350,7 +354,15 @@ def _table_row(base: Path, split: str, name: str, lama: dict) -> dict | None:
         return None
     runs["lama-quantified"] = lama
     solved = {label: sum(r["solved"] for r in rows.values()) for label, rows in runs.items()}
-    ours = runs["ground-filter"]
+    figures = {label: _quality_and_speed(base, split, runs[label], lama) for label in ("ground-filter", "ground-no-filter")}
+    return {"tasks": len(runs["ground-filter"]), **solved, "ran": {label: len(rows) for label, rows in runs.items()},
+            **figures["ground-filter"], **{f"{key}_no_filter": value for key, value in figures["ground-no-filter"].items()},
+            "cost_ratio_of": "V*" if split == "optimal" else "LAMA-first"}
+
+
+def _quality_and_speed(base: Path, split: str, ours: dict, lama: dict) -> dict:
+    """Plan cost over V* (optimal set) or over LAMA-first's on the quantified goal (the mean of the per-task
+    ratios), and LAMA-first's wall time over ours (geometric mean), on the tasks both solved."""
     if split == "optimal" and (base / "vstar.json").is_file():
         vstar = json.loads((base / "vstar.json").read_text())
         ratios = [ours[p]["plan_cost"] / vstar[p] for p in ours if ours[p]["solved"] and vstar.get(p)]
@@ -361,19 +373,18 @@ def _table_row(base: Path, split: str, name: str, lama: dict) -> dict | None:
     # A lower bound where LAMA-first ran out of time: its wall time counted as the time limit.
     bound = [(lama[p]["wall_time"] if lama[p]["solved"] else lama[p]["timeout"]) / ours[p]["wall_time"]
              for p in ours if ours[p]["solved"] and p in lama]
-    return {"tasks": len(ours), **solved, "ran": {label: len(rows) for label, rows in runs.items()},
-            "cost_ratio": sum(ratios) / len(ratios) if ratios else None,
+    return {"cost_ratio": sum(ratios) / len(ratios) if ratios else None,
             "speedup": math.exp(sum(map(math.log, speed)) / len(speed)) if speed else None,
-            "speedup_at_least": math.exp(sum(map(math.log, bound)) / len(bound)) if bound else None,
-            "cost_ratio_of": "V*" if split == "optimal" else "LAMA-first"}
+            "speedup_at_least": math.exp(sum(map(math.log, bound)) / len(bound)) if bound else None}
 
 
 def table(args) -> None:
     from up_gnnplan.compare import read_results
 
     lines = ["| domain | set | model | tasks | coverage (filter) | coverage (no filter) | LAMA-first on the quantified "
-             "goal | V/V* or V/V^L (filter) | speed-up over LAMA-first (filter) | with LAMA-first's timeouts as the "
-             "limit |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "goal | V/V* or V/V^L (filter) | V/V* or V/V^L (no filter) | speed-up over LAMA-first (filter) | speed-up "
+             "(no filter) | speed-up (filter), LAMA-first's timeouts as the limit |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     summary = {}
     for domain in SIZES:
         for split in TEST_SEEDS:
@@ -388,10 +399,18 @@ def table(args) -> None:
                 summary[key] = row
                 shown = {label: f"{row[label]}/{row['ran'][label]}" if row["ran"][label] else "not run"
                          for label in row["ran"]}
-                quality, speedup, at_least = row["cost_ratio"], row["speedup"], row["speedup_at_least"]
+                run_without = row["ran"]["ground-no-filter"] > 0
+
+                def figure(key: str, form: str, without: bool = False) -> str:
+                    if without and not run_without:
+                        return "not run"
+                    value = row[f"{key}_no_filter" if without else key]
+                    return "None" if value is None else form.format(value)
+
                 lines.append(f"| {domain} | {split} | {name or 'shipped'} | {row['tasks']} | {shown['ground-filter']} | "
-                             f"{shown['ground-no-filter']} | {shown['lama-quantified']} | {quality and f'{quality:.3f}'} | "
-                             f"{speedup and f'{speedup:.1f}x'} | {at_least and f'>= {at_least:.1f}x'} |")
+                             f"{shown['ground-no-filter']} | {shown['lama-quantified']} | {figure('cost_ratio', '{:.3f}')} | "
+                             f"{figure('cost_ratio', '{:.3f}', True)} | {figure('speedup', '{:.1f}x')} | "
+                             f"{figure('speedup', '{:.1f}x', True)} | {figure('speedup_at_least', '>= {:.1f}x')} |")
     (OUT / "table.md").write_text("\n".join(lines) + "\n")
     (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("\n".join(lines))
@@ -445,12 +464,20 @@ def main():
     parser.add_argument("--against", default="before-judge", help="pair: the other model's results (a run's NAME)")
     parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
     parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")
+    parser.add_argument("--max-states", type=int, default=50_000,
+                        help="data: the state-space limit of labelling one training problem (7 blocks: 66k states)")
+    parser.add_argument("--train-sizes", default="", help="data: the training sizes of a run in place of SIZES' "
+                        "(JSON, e.g. '[{\"blocks\": 6}, {\"blocks\": 7}]'; problems in WORK/DOMAIN/train@NAME)")
+    parser.add_argument("--also-data", default="", help="train: also run NAME's training data (e.g. a run of "
+                        "larger --train-sizes beside the usual sizes)")
     parser.add_argument("--marks", default="", help="train: also keep the best model so far at these minutes "
                         "(gnnplan train --snapshot-minutes, e.g. 20,60: files grounding@NAME-20min.pt)")
     args = parser.parse_args()
     unknown = sorted(set(args.domains) - set(SIZES))
     if unknown:
         parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(SIZES))}")
+    if args.train_sizes and not args.run:
+        parser.error("--train-sizes needs --run NAME: the shipped recipe's training problems keep SIZES'")
     OUT.mkdir(parents=True, exist_ok=True)
     {"data": data, "train": train, "test": test, "table": table, "ship": ship, "record": record,
      "pair": pair}[args.stage](args)
