@@ -565,8 +565,12 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--binding-beam", type=click.IntRange(min=1), default=1, show_default=True,
               help="Mode ground: keep this many best partial bindings by the model's value at each step and bind "
                    "with the ground goal of least FF value (1: the greedy binding).")
+@click.option("--binding-entailment", is_flag=True,
+              help="Mode ground: make each binding that adds nothing to the goal (another variable is bound to an "
+                   "object that satisfies all this one asks) without the model.")
 def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, seed_fallback,
-          action_elimination, symmetry, plan_file, grounding_model, no_static_filter, planner, binding_beam):
+          action_elimination, symmetry, plan_file, grounding_model, no_static_filter, planner, binding_beam,
+          binding_entailment):
     """Solve PROBLEM of DOMAIN with a learned value function; print the plan and a summary.
 
     Example: gnnplan solve domain.pddl p01.pddl --timeout 60
@@ -591,7 +595,7 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
                                action_elimination=action_elimination, symmetry=symmetry,
                                memory_mb=memory_mb,
                                device=device, grounding_model=grounding_model, static_filter=not no_static_filter,
-                               planner=planner, binding_beam=binding_beam)
+                               planner=planner, binding_beam=binding_beam, binding_entailment=binding_entailment)
     except UPUsageError as error:
         _fail(error)
     engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message
@@ -649,8 +653,11 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
 @click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True,
               help="Keep the BEAM best partial bindings by the model's value at each step and take the ground goal "
                    "with the least FF value of the ground problem (1: the greedy binding).")
+@click.option("--entailment", is_flag=True,
+              help="Make each binding that adds nothing to the goal (another variable is bound to an object that "
+                   "satisfies all this one asks) without the model.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the ground problem (PDDL) here.")
-def ground(files, grounding_model, no_static_filter, beam, output):
+def ground(files, grounding_model, no_static_filter, beam, entailment, output):
     """Bind the existential goal of PROBLEM with a learned model; print the binding and the ground problem.
 
     Example: gnnplan ground domain.pddl p01.pddl -o p01-ground.pddl
@@ -665,12 +672,14 @@ def ground(files, grounding_model, no_static_filter, beam, output):
 
     try:
         problem = load_pddl(*files)
-        grounded = ground_problem(problem, grounding_model, static_filter=not no_static_filter, beam=beam)
+        grounded = ground_problem(problem, grounding_model, static_filter=not no_static_filter, beam=beam,
+                                  entailment=entailment)
     except GnnplanError as error:
         _fail(error)
     for step in grounded.steps:
-        click.echo(f"?{step.variable} = {step.obj}  (V = {step.value:.3f}, best of {step.candidates} candidates)",
-                   err=bool(output is None))
+        why = (f"V = {step.value:.3f}, best of {step.candidates} candidates" if step.candidates
+               else "adds nothing to the goal: made without the model")
+        click.echo(f"?{step.variable} = {step.obj}  ({why})", err=bool(output is None))
     text = PDDLWriter(grounded.problem).get_problem()
     if output:
         Path(output).write_text(text)

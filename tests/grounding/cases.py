@@ -31,4 +31,8 @@ TOWER = problem("tower", TABLE + " " + COLOURS,
 GROUND = problem("ground", TABLE + " " + COLOURS, "(and (on a c))")
 # No block is both red and blue: no binding passes the static filter.
 NO_BINDING = problem("no-binding", TABLE + " " + COLOURS, "(exists (?x1) (and (red ?x1) (blue ?x1)))")
+# Two clear blue blocks, and a blue one: without an inequality, one clear blue block does for all three
+# (c, clear from the start: cost 0); the model is not trained on it.
+SHARED = problem("shared", "(clear a) (clear b) (clear c) (on b d) (ontable a) (ontable c) (ontable d) (handempty) "
+                 + COLOURS, "(exists (?x1 ?x2 ?x3) (and (blue ?x1) (clear ?x1) (blue ?x2) (clear ?x2) (blue ?x3)))")
 PROBLEMS = {"red-on-blue": ON_RED_BLUE, "tower": TOWER}

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grounding.cases import DOMAIN, GROUND, NO_BINDING, PROBLEMS
+from tests.grounding.cases import DOMAIN, GROUND, NO_BINDING, PROBLEMS, SHARED
 
 
 @pytest.fixture(scope="package")
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("colour-blocks")
     (folder / "domain.pddl").write_text(DOMAIN)
-    for name, text in {**PROBLEMS, "ground": GROUND, "no-binding": NO_BINDING}.items():
+    for name, text in {**PROBLEMS, "ground": GROUND, "no-binding": NO_BINDING, "shared": SHARED}.items():
         (folder / f"{name}.pddl").write_text(text)
     return folder
 

@@ -93,6 +93,22 @@ def test_without_the_static_filter_the_model_weighs_every_object(files, model):
     assert binder.greedy().steps[0].candidates == 8
 
 
+def test_entailment_makes_the_bindings_that_add_nothing_without_the_model(files, model):
+    plain = make_binder(load(files, "shared"), str(model), static_filter=True)
+    plain.greedy()
+    binder = make_binder(load(files, "shared"), str(model), static_filter=True, entailment=True)
+    grounding = binder.greedy()
+    weighed = [s for s in grounding.steps if s.candidates]
+    made = [s for s in grounding.steps if not s.candidates]
+    assert plain.model_calls == 3 and binder.model_calls == len(weighed) < 3 and len(grounding.binding) == 3
+    # Made without the model: each to an object bound before it, which already satisfies all it asks.
+    assert made and {s.obj for s in made} <= {s.obj for s in weighed}
+    result = GnnplanEngine(mode="ground", grounding_model=str(model), binding_entailment=True).solve(
+        load(files, "shared"), timeout=60)
+    assert result.status == PlanStatus.SOLVED_SATISFICING, [m.message for m in result.log_messages]
+    assert "(adds nothing)" in " ".join(m.message for m in result.log_messages)
+
+
 @pytest.mark.parametrize("name", sorted(PROBLEMS))
 @pytest.mark.parametrize("planner", ["lama-first"])
 def test_mode_ground_solves_with_lama_and_checks_the_witness(files, model, name, planner):

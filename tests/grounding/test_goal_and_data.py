@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from unified_planning.io import PDDLReader, PDDLWriter
 
-from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS, problem
+from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS, SHARED, problem
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.store import Dataset
 from up_gnnplan.grounding.dataset import (UNSATISFIABLE_FACTOR, UNSATISFIABLE_LABEL, UNSATISFIABLE_MARGIN,
@@ -25,7 +25,7 @@ from up_gnnplan.states.atoms import StateAtoms
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("colour-blocks")
     (folder / "domain.pddl").write_text(DOMAIN)
-    for name, text in {**PROBLEMS, "ground": GROUND}.items():
+    for name, text in {**PROBLEMS, "ground": GROUND, "shared": SHARED}.items():
         (folder / f"{name}.pddl").write_text(text)
     return folder
 
@@ -123,6 +123,23 @@ def test_vstar_of_the_quantified_goal_is_the_least_over_its_bindings(files):
     assert quantified == min(costs) == 4.0  # stack c on d, then a (red, clear) on c: 4 actions
 
 
+def test_a_binding_that_adds_nothing_is_made_only_where_every_atom_is_already_asked(files):
+    prob = load(files, "shared")
+    goal = QuantifiedGoal.of(prob)
+    x1, x2, x3 = goal.variables
+    c, d = prob.object("c"), prob.object("d")
+    assert goal.entailed(prob.all_objects) is None  # nothing bound: every binding asks something
+    closed, made = goal.bind(x1, c).closed(prob.all_objects)
+    assert made == [(x2, c), (x3, c)] and closed.is_ground  # (blue c) (clear c) already asked for ?x1
+    assert goal.bind(x3, d).entailed(prob.all_objects) is None  # ?x1 would add (clear d)
+    # The closed goal means what the partly bound one means: the same V* from the initial state.
+    assert _optimal_cost(files, prob, closed) == _optimal_cost(files, prob, goal.bind(x1, c)) == 0.0
+    # An inequality with a free variable, or a relation between variables, keeps a variable free.
+    tower = QuantifiedGoal.of(load(files, "tower"))
+    for variable in tower.variables:
+        assert tower.bind(variable, c).closed(prob.all_objects)[1] == []
+
+
 @pytest.fixture(scope="module")
 def data(files):
     problems = [files / "red-on-blue.pddl", files / "tower.pddl"]
@@ -197,9 +214,11 @@ def test_mode_ground_params_are_checked_when_the_engine_is_built():
 
     from up_gnnplan.plugins.engine import GnnplanEngine
 
-    engine = GnnplanEngine(mode="ground", static_filter="false", planner="gnnplan", max_groundings=2, binding_beam=4)
+    engine = GnnplanEngine(mode="ground", static_filter="false", planner="gnnplan", max_groundings=2, binding_beam=4,
+                           binding_entailment="true")
     assert engine.grounding == {"grounding_model": None, "static_filter": False, "planner": "gnnplan",
-                                "max_groundings": 2, "binding_beam": 4}
-    for bad in ({"static_filter": "maybe"}, {"planner": "lama"}, {"max_groundings": 0}, {"binding_beam": 0}):
+                                "max_groundings": 2, "binding_beam": 4, "binding_entailment": True}
+    for bad in ({"static_filter": "maybe"}, {"planner": "lama"}, {"max_groundings": 0}, {"binding_beam": 0},
+                {"binding_entailment": "sometimes"}):
         with pytest.raises(UPUsageError, match=f"param '{next(iter(bad))}' must be"):
             GnnplanEngine(mode="ground", **bad)

@@ -25,6 +25,14 @@ ground goals then follow the model's order) on a task whose initial state has mo
 actions than the dual searches allow FF for, and once less time is left than four times the
 slowest build so far. :attr:`GoalBinder.beam_note` says when either happened.
 
+With ``entailment`` (an option beyond the paper, off by default), a binding that adds nothing to
+the goal is made without asking the model (:meth:`QuantifiedGoal.entailed`): once ``?x`` is bound to
+``b4`` in ``(blue ?x) (clear ?x) (blue ?y) (clear ?y)`` without an inequality, ``?y = b4`` asks
+nothing more of any state, so no other object can do better. Such bindings are made on the goal as
+written and on each candidate after the model has valued it (the goal as the paper values it; the
+bindings made then change the goal's atoms, not its meaning); the steps record them with no
+candidates weighed.
+
 The *static filter* (on by default) drops candidates that can never hold: a bound atom of a static
 predicate (one no action changes, such as a colour) that is false in the initial state, or two
 terms made equal under an inequality ``(not (= ?x ?y))``. Without it the model alone decides, as in
@@ -54,7 +62,7 @@ class Step:
     variable: str
     obj: str
     value: float
-    candidates: int
+    candidates: int  # 0: a binding that adds nothing to the goal (``entailment``), not weighed by the model
 
 
 @dataclass
@@ -79,15 +87,22 @@ class GoalBinder:
         static_filter: drop candidates that break a static atom or an inequality.
         limits: the solve's :class:`~up_gnnplan.limits.Limits` (time and memory of model calls).
         beam: the beam width of the first bindings (1: the greedy binding of the paper).
+        entailment: make the bindings that add nothing to the goal without the model.
     """
 
-    def __init__(self, problem, value_fn, static_filter: bool = True, limits=None, task=None, beam: int = 1):
+    def __init__(self, problem, value_fn, static_filter: bool = True, limits=None, task=None, beam: int = 1,
+                 entailment: bool = False):
         from up_gnnplan.problems.bridge import Task
         from up_gnnplan.problems.loading import source_of
 
         self.problem, self.limits, self.beam = problem, limits, beam
         self.goal = QuantifiedGoal.of(problem)
         self.task = task or Task(problem, source_of(problem))
+        self.entailment = entailment
+        self._root_steps = []  # bindings of the goal as written that add nothing (``entailment``)
+        if entailment:
+            self.goal, made = self.goal.closed(self.task.objects)
+            self._root_steps = [Step(v.name, o.name, float("nan"), 0) for v, o in made]
         self.inputs = GroundingInputs(self.task)
         value_fn.check_signature(grounding_signature(self.task.signature), "the problem (with the goal-grounding "
                                  "predicates)")
@@ -107,11 +122,12 @@ class GoalBinder:
         self._initial_actions: int | None = None  # applicable in the initial state (counted once, for FF's guard)
         self._slowest_ff = 0.0  # seconds of the slowest FF build of the beam so far
 
-    def children(self, goal: QuantifiedGoal) -> list[tuple[float, QuantifiedGoal, Step]]:
-        """Return every goal one binding further, with its value, best (least) first."""
+    def children(self, goal: QuantifiedGoal) -> list[tuple[float, QuantifiedGoal, list[Step]]]:
+        """Return every goal one binding further (and the bindings that then add nothing, with
+        ``entailment``), with its value and steps, best (least) first."""
         return self._children_of([goal])[0]
 
-    def _children_of(self, goals: list[QuantifiedGoal]) -> list[list[tuple[float, QuantifiedGoal, Step]]]:
+    def _children_of(self, goals: list[QuantifiedGoal]) -> list[list[tuple[float, QuantifiedGoal, list[Step]]]]:
         """:meth:`children` of each of ``goals``, all valued in one model call."""
         options, owner = [], []
         for index, goal in enumerate(goals):
@@ -135,15 +151,22 @@ class GoalBinder:
         for index in range(len(goals)):
             mine = np.flatnonzero(owner == index)
             count = len(mine)
-            ranked.append([(float(values[i]), options[i][2], Step(options[i][0].name, options[i][1].name,
-                                                                  float(values[i]), count))
+            ranked.append([self._entailed(float(values[i]), options[i][2], Step(options[i][0].name, options[i][1].name,
+                                                                                 float(values[i]), count))
                            for i in mine[np.argsort(values[mine], kind="stable")]])
         return ranked
+
+    def _entailed(self, value: float, child: QuantifiedGoal, step: Step) -> tuple[float, QuantifiedGoal, list[Step]]:
+        """The child as valued, or with ``entailment`` with the bindings that then add nothing made too."""
+        if not self.entailment:
+            return value, child, [step]
+        closed, made = child.closed(self.task.objects)
+        return value, closed, [step] + [Step(v.name, o.name, value, 0) for v, o in made]
 
     def bindings(self) -> Iterator[Grounding]:
         """Yield ground goals, best first (greedy, or the beam's by FF), then by backtracking."""
         if not self.goal.variables:
-            yield Grounding(self.goal)
+            yield Grounding(self.goal, list(self._root_steps))
             return
         seen = set()  # bindings yielded or reached already (in another order): not searched twice
         if self.beam > 1:
@@ -152,22 +175,22 @@ class GoalBinder:
                 yield grounding
             seen.update(key for key, cost in self.relaxed.items() if cost is None)  # proven unreachable
         # A stack of (remaining ranked children, steps so far): depth-first, best child first.
-        stack = [(iter(self._root()), [])]
+        stack = [(iter(self._root()), list(self._root_steps))]
         while stack:
             ranked, steps = stack[-1]
             choice = next(ranked, None)
             if choice is None:
                 stack.pop()
                 continue
-            _, child, step = choice
+            _, child, made = choice
             key = binding_key(child)
             if key in seen:
                 continue
             seen.add(key)
             if child.is_ground:
-                yield Grounding(child, steps + [step])
+                yield Grounding(child, steps + made)
             else:
-                stack.append((iter(self.children(child)), steps + [step]))
+                stack.append((iter(self.children(child)), steps + made))
 
     def _root(self) -> list:
         """The first step's ranked candidates (one model call, made once)."""
@@ -188,16 +211,16 @@ class GoalBinder:
             self.beam_note = (f"beam {self.beam} narrowed to the greedy binding: its model calls would take about "
                               f"{expected:.1f} s of the {remaining:.1f} s left (one call: {first:.2f} s)")
             return []
-        level = [(0.0, self.goal, [])]
+        level = [(0.0, self.goal, list(self._root_steps))]
         while level and not level[0][1].is_ground:
             pool, keys = [], set()
             every = [self._root()] if level[0][1] is self.goal else self._children_of([goal for _, goal, _ in level])
             for (_, goal, steps), ranked in zip(level, every):
-                for value, child, step in ranked[: self.beam]:
+                for value, child, made in ranked[: self.beam]:
                     key = binding_key(child)
                     if key not in keys:
                         keys.add(key)
-                        pool.append((value, child, steps + [step]))
+                        pool.append((value, child, steps + made))
             pool.sort(key=lambda item: item[0])
             level = pool[: self.beam]
         ranked, unvalued = [], []

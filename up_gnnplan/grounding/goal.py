@@ -116,6 +116,40 @@ class QuantifiedGoal:
             self.binding + ((variable, obj),),
         )
 
+    def entailed(self, objects: Iterable) -> tuple | None:
+        """Return a free variable and an object whose binding adds nothing to the goal, or None.
+
+        Binding ``x`` to ``c`` adds nothing when each atom of ``x`` becomes an atom the goal already
+        has and each inequality of ``x`` is with another object than ``c``: then ``G[x=c]`` holds
+        wherever ``G`` does, ``G[x=c']`` entails it for every ``c'``, and so V*(s; G[x=c]) is the least
+        of them. Without inequalities, two variables asking the same of an object can share it
+        (``(blue ?x) (clear ?x) (blue ?y) (clear ?y)`` with ``?x`` bound to ``b4``: ``?y = b4``).
+        """
+        for variable in self.variables:
+            mine = [a for a in self.atoms if variable in a.variables()]
+            rest = {a for a in self.atoms if variable not in a.variables()}
+            pairs = [pair for pair in self.distinct if variable in pair]
+            others = [b if a == variable else a for a, b in pairs]
+            if not all(_is_object(t) for t in others):
+                continue  # an inequality with another free variable: binding x constrains it
+            if mine:
+                choices = sorted({t for a in rest for t in a.terms if _is_object(t)}, key=lambda o: o.name)
+            else:
+                choices = list(objects)  # in no atom: any object will do
+            for obj in choices:
+                if (_is_subtype(obj.type, variable.type) and obj not in others
+                        and all(a.substitute(variable, obj) in rest for a in mine)):
+                    return variable, obj
+        return None
+
+    def closed(self, objects: Iterable) -> tuple["QuantifiedGoal", list[tuple]]:
+        """Return the goal with every binding that adds nothing made (:meth:`entailed`), and those bindings."""
+        goal, made, objects = self, [], list(objects)
+        while (choice := goal.entailed(objects)) is not None:
+            goal = goal.bind(*choice)
+            made.append(choice)
+        return goal, made
+
     def violations(self, static_facts: set, static_fluents: set) -> list[str]:
         """Return why the bound part can never hold: equal constants under an inequality, or a
         ground atom of a static predicate (one no action changes, like a colour) that is false.

@@ -63,27 +63,29 @@ def grounding_model(task, model: str | None, threads: int = 1, device: str = "au
 
 
 def ground_problem(problem, model: str | None = None, static_filter: bool = True, limits=None,
-                   binder: GoalBinder | None = None, beam: int = 1) -> GroundedProblem:
+                   binder: GoalBinder | None = None, beam: int = 1, entailment: bool = False) -> GroundedProblem:
     """Return ``problem`` with its existential goal bound by the grounding model: greedily, or with
-    ``beam`` > 1 the beam's binding with the least FF value (:class:`GoalBinder`)."""
+    ``beam`` > 1 the beam's binding with the least FF value (:class:`GoalBinder`); ``entailment``: the
+    bindings that add nothing to the goal made without the model."""
     goal = QuantifiedGoal.of(problem)
     if not goal.variables:
         return GroundedProblem(problem)
     start = time.perf_counter()
-    binder = binder or make_binder(problem, model, static_filter, limits, beam=beam)
+    binder = binder or make_binder(problem, model, static_filter, limits, beam=beam, entailment=entailment)
     grounding = binder.greedy()
     return GroundedProblem(grounding.goal.with_goal_of(problem), grounding.binding, grounding.steps,
                            time.perf_counter() - start, binder.evaluated)
 
 
 def make_binder(problem, model, static_filter: bool, limits=None, threads: int = 1, device: str = "auto",
-                beam: int = 1) -> GoalBinder:
+                beam: int = 1, entailment: bool = False) -> GoalBinder:
     from up_gnnplan.problems.bridge import Task
     from up_gnnplan.problems.loading import source_of
 
     check = limits.check if limits is not None else None
     task = Task(problem, source_of(problem), check=check)
-    return GoalBinder(problem, grounding_model(task, model, threads, device), static_filter, limits, task=task, beam=beam)
+    return GoalBinder(problem, grounding_model(task, model, threads, device), static_filter, limits, task=task, beam=beam,
+                      entailment=entailment)
 
 
 def check_witness(problem, goal: QuantifiedGoal, grounded: QuantifiedGoal, plan) -> str | None:

@@ -31,7 +31,7 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
     """Return (status, plan) of mode ``ground`` for ``engine`` (its params say the model, filter and planner)."""
     options = engine.grounding
     metrics.update(planner=options["planner"], static_filter=str(options["static_filter"]),
-                   binding_beam=str(options["binding_beam"]))
+                   binding_beam=str(options["binding_beam"]), binding_entailment=str(options["binding_entailment"]))
     try:
         goal = QuantifiedGoal.of(problem)
         if not goal.variables:
@@ -39,7 +39,8 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
             return _plan(engine, problem, limits, messages, metrics)
         limits.check("before building the task")
         binder = make_binder(problem, options["grounding_model"], options["static_filter"], limits,
-                             engine.threads, engine.device, beam=options["binding_beam"])
+                             engine.threads, engine.device, beam=options["binding_beam"],
+                             entailment=options["binding_entailment"])
         metrics["grounding_model"] = str(binder.value_fn.path)
         for tried, grounding in enumerate(binder.bindings(), start=1):
             limits.check("after binding the goal")
@@ -51,7 +52,8 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
             if binder.beam_narrowed:
                 metrics["binding_beam"] = "1 (narrowed)"
             messages.append((LogLevel.INFO, f"binding {tried}: " + ", ".join(
-                f"?{s.variable}={s.obj} (V={s.value:.2f} of {s.candidates})" for s in grounding.steps)))
+                f"?{s.variable}={s.obj} " + (f"(V={s.value:.2f} of {s.candidates})" if s.candidates else "(adds nothing)")
+                for s in grounding.steps)))
             impossible = grounding.goal.violations(binder.facts, binder.fluents)
             if impossible:  # only without the static filter: proven unsolvable without a planner
                 messages.append((LogLevel.INFO, f"binding {tried} cannot hold: {', '.join(impossible)}"))

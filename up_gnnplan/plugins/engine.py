@@ -47,7 +47,9 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   model), trying up to ``max_groundings`` bindings while the planner proves them unsolvable
   (see :mod:`up_gnnplan.grounding.solve`); ``binding_beam`` k > 1 takes the first bindings from
   a beam of width k over the model's values, ordered by FF of the ground problem (1, the
-  default: the paper's greedy binding; :mod:`up_gnnplan.grounding.bind`).
+  default: the paper's greedy binding; :mod:`up_gnnplan.grounding.bind`); ``binding_entailment``
+  True makes each binding that adds nothing to the goal without the model (another variable
+  already bound to an object that satisfies all this one asks; beyond the paper, off by default).
 
 The time limit counts from the moment ``solve`` is called: building the task, loading the
 model, the search and the validation of the plan all count, and each is checked between units
@@ -169,6 +171,7 @@ PARAMS = {
     "planner": Param("lama-first", _choice(PLANNERS), "one of " + ", ".join(PLANNERS)),
     "max_groundings": Param(5, _integer(1), "an integer >= 1"),
     "binding_beam": Param(1, _integer(1), "an integer >= 1"),
+    "binding_entailment": Param(False, _flag, "True or False"),
 }
 
 
@@ -229,7 +232,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         self.action_elimination = values["action_elimination"]
         self.threads, self.memory_mb, self.device = values["threads"], values["memory_mb"], values["device"]
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings",
-                                                              "binding_beam")}
+                                                              "binding_beam", "binding_entailment")}
         self._called_at = self._kind = None
         if self.device != "auto":  # an explicit device that this installation cannot provide is refused now
             from up_gnnplan.errors import GnnplanError
