@@ -28,7 +28,9 @@ domains, 60 s per task.
     LAMA-first's on the tasks both solved, and for every task gnnplan did not solve, why,
     read from the engine's own messages (each record's ``notes``): the policy out of time
     (time per step), the policy astray and the fallback out of time (model error), or a
-    limit of memory.
+    limit of memory. Then how long each learned planner trained, per domain: gnnplan's shipped
+    model (the one its default mode picks) from the zoo's index, WL-GOOSE's from
+    ``goose/training.json``.
 
 Every command goes to ``standing/commands.log``. Needs ``../shared/benchmarks`` and, for the
 peer, the ``peer`` extra. Run in the background, one thread::
@@ -57,6 +59,7 @@ LOG = OUT / "commands.log"
 # run (2026-11-24; LAMA-first and WL-GOOSE) and the zoo evaluation (2026-11-23; LAMA-first only).
 EARLIER = (ROOT / "benchmarks" / "results" / "action_heads" / "coverage", ROOT / "benchmarks" / "zoo" / "eval")
 GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
+GOOSE_TRAINING = ROOT / "benchmarks" / "results" / "goose" / "training.json"  # goose_peer.py train's record
 IPC2023 = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
            "transport")
 # Generated problems larger than any public set of these domains (build_zoo.py's ``*-large`` test
@@ -285,6 +288,7 @@ def report(args) -> None:
               for name, row in table.items()}
     ran = {name: {label: len(rows) for label, rows in row.items()} for name, row in table.items()}
     labels = [*ENGINES, *variants()]
+    trained = training(table)
 
     def coverage_table(names):
         names = [n for n in names if n in counts]
@@ -315,6 +319,7 @@ def report(args) -> None:
             *large_lines, "", f"## Generated problems {min(FACTORS)}-{max(FACTORS)}x the largest training problem "
             f"(factors {', '.join(map(str, FACTORS))}; 60 s per task)", "", *scaled_lines, "", "Rows from: " + "; ".join(f"{title_of(label)}: {', '.join(sorted(s))}"
                                                  for label, s in sources.items()) + ".", "",
+            *training_lines(trained), "",
             "## gnnplan's plan cost against LAMA-first's (geometric mean, tasks both solved)", "",
             "| domain | tasks | ratio |", "|---|---:|---:|",
             *[f"| {name} | {n} | {ratio:.2f} |" if ratio else f"| {name} | {n} | |" for name, n, ratio in lengths], "",
@@ -334,8 +339,82 @@ def report(args) -> None:
                                                   "causes": {n: [{"cause": c, "tasks": k, "policy_steps": span} for c, k, span in rows]
                                                              for n, rows in causes.items()},
                                                   "sources": {k: sorted(v) for k, v in sources.items()},
-                                                  "model_fit": fit}, indent=1))
+                                                  "model_fit": fit, "training": trained}, indent=1))
     print("\n".join(text))
+
+
+def training(table: dict) -> dict[str, dict]:
+    """Return, per domain whose models the report runs (the IPC 2023 ones and each ``*-large`` set's
+    base), how long each learned planner trained and on what, as recorded: gnnplan's shipped model and its
+    entry in the zoo's index, WL-GOOSE's entry in ``GOOSE_TRAINING`` (``None``: no record)."""
+    from up_gnnplan.models_zoo import entries, find_model
+    from up_gnnplan.problems import load_task
+
+    index = {entry["file"]: entry["training"] for entry in entries()}
+    goose = json.loads(GOOSE_TRAINING.read_text()) if GOOSE_TRAINING.is_file() else {}
+    rows = {}
+    for name in (*IPC2023, *LARGE):
+        base = DOMAINS[name].model or name  # a *-large set runs its base domain's models (run_domains)
+        domain, tests = tests_of(name)
+        # The file the default mode (auto) loads: found by the problem's predicates, as the engine does.
+        shipped = find_model(load_task(domain, tests[0]).signature)
+        row = rows.setdefault(base, {"sets": [], "gnnplan": {}, "wl-goose": None, "rows_named": []})
+        row["sets"].append(name)
+        if shipped is not None and shipped.name not in row["gnnplan"]:
+            record = index.get(shipped.name) or {}
+            row["gnnplan"][shipped.name] = {
+                "minutes": record.get("minutes"), "epochs": record.get("epochs"), "best_epoch": record.get("best_epoch"),
+                "states_trained": record.get("states_trained"),
+                "training_problems": len(record["problems"]) if record.get("problems") is not None else None,
+                "validation_problems": (len(record["validation_problems"])
+                                        if record.get("validation_problems") is not None else None)}
+        # The model the default mode's rows name, where not the shipped file (rows copied from another run).
+        named = {m.group(1) for r in table.get(name, {}).get("gnnplan", {}).values()
+                 if (m := re.search(r"model (\S+\.onnx)", r.get("notes") or ""))}
+        row["rows_named"] += sorted(named - set(row["gnnplan"]) - set(row["rows_named"]))
+        if base in goose:
+            record = goose[base]
+            row["wl-goose"] = {"model": record.get("model"), "seconds": record.get("seconds"),
+                               "states_embedded": record.get("states_embedded"),
+                               "training_problems": record.get("training_problems")}
+    return rows
+
+
+def training_lines(trained: dict[str, dict]) -> list[str]:
+    """Return the table of ``training``'s figures, one row per model, and a note of what each figure counts."""
+    def shown(value):
+        return "no record" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+    lines = ["## Training of the learned planners", "",
+             "| domain | sets | gnnplan model | minutes | epochs (best) | states trained | problems (+ validation) "
+             "| WL-GOOSE s, features + fit | WL-GOOSE s, labelling | states embedded | problems |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    odd = []
+    for base, row in trained.items():
+        goose = row["wl-goose"] or {}
+        seconds = goose.get("seconds") or {}
+        peer = [shown(seconds.get("total")), shown(seconds.get("labelling")), shown(goose.get("states_embedded")),
+                shown(goose.get("training_problems"))]
+        for file, g in row["gnnplan"].items() or [("no shipped model", {})]:
+            epochs = shown(g.get("epochs")) + ("" if g.get("best_epoch") is None else f" ({g['best_epoch']})")
+            problems = shown(g.get("training_problems")) + (
+                "" if g.get("validation_problems") is None else f" (+ {g['validation_problems']})")
+            lines.append(f"| {base} | {', '.join(row['sets'])} | {file} | {shown(g.get('minutes'))} | {epochs} "
+                         f"| {shown(g.get('states_trained'))} | {problems} | " + " | ".join(peer) + " |")
+        if row["rows_named"]:
+            odd.append(f"{base}'s default-mode rows were taken with {', '.join(row['rows_named'])}, not the shipped "
+                       f"file (see `commands.log`)")
+    return lines + ["", "gnnplan: the shipped file its default mode loads for the domain's problems (found by their "
+                    "predicates, the action model where the domain ships one) and that file's training record in "
+                    "`up_gnnplan/models_zoo/index.json`: minutes of the training run (optimisation and validation), "
+                    "epochs (the one kept), states trained (optimisation steps x batch size: a state counts once per "
+                    "epoch), training problems (+ validation problems); the labelling of its training data is not in "
+                    "the record. WL-GOOSE: `benchmarks/results/goose/training.json` (`goose_peer.py train`): seconds "
+                    "of WL feature collection and embedding plus the fit (its `total`), and apart the seconds of "
+                    "labelling its training problems (`gnnplan dataset`, V* by full expansion); states embedded "
+                    "(training states and the successors they are ranked against, at most `max_rows` per problem); "
+                    "training problems (no validation). The `-scaled` sets run the models of their IPC 2023 domain."
+                    + "".join(f" Note: {text}." for text in odd)]
 
 
 def model_fit() -> dict[str, dict]:
