@@ -41,7 +41,9 @@ with every command in ``commands.log``:
     goal solved by LAMA-first; most solved, then the fewest plan steps in all;
     :mod:`up_gnnplan.grounding.judge`) in place of the validation error. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
     bindings per step, the ground goals ordered by FF) with the static filter only: results
-    ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``.
+    ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``. ``--entailment`` tests
+    mode ground with ``binding_entailment`` (a binding that adds nothing to the goal is made without
+    the model), with and without the filter: ``ground-*@entail`` or ``ground-*@NAME+entail``.
 ``pair DOMAIN... [--against NAME]``
     the shipped model against another (``before-judge``: the one it replaced) on the tasks both
     solved: plan cost summed, and on how many tasks each was cheaper.
@@ -175,7 +177,8 @@ def data(args) -> None:
             run(["gnnplan", "dataset", domain_file, *problems, "--grounding", "--goals-per-problem", goals,
                  "--states-per-goal", args.states, "--max-states", args.max_states, *share, "-o", out], out)
         for split, seed in TEST_SEEDS.items():
-            generate(domain, split, args.test_count, seed)
+            if not (WORK / domain / split).is_dir():  # the same seeds make the same files: not rewritten under a test
+                generate(domain, split, args.test_count, seed)
 
 
 def suffix(args) -> str:
@@ -314,6 +317,9 @@ def test(args) -> None:
             tag = f"{tag}+beam{args.beam}" if tag else f"@beam{args.beam}"
             grounding += ["--engine-param", f"gnnplan:binding_beam={args.beam}"]
             configurations = configurations[:1]
+        if args.entailment:  # the bindings that add nothing made without the model: with and without the filter
+            tag = f"{tag}+entail" if tag else "@entail"
+            grounding += ["--engine-param", "gnnplan:binding_entailment=true"]
         for label, extra in configurations:
             run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", *grounding, *extra,
                  "--timeout", args.timeout, "--no-plots", "-o", base / f"{label}{tag}", "--resume"])
@@ -463,6 +469,9 @@ def main():
                         "solved by LAMA-first (gnnplan train --validation-problem on grounding data)")
     parser.add_argument("--against", default="before-judge", help="pair: the other model's results (a run's NAME)")
     parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
+    parser.add_argument("--entailment", action="store_true",
+                        help="test: mode ground's binding_entailment (bindings that add nothing to the goal made "
+                        "without the model): results ground-*@entail (the shipped model) or ground-*@NAME+entail")
     parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")
     parser.add_argument("--max-states", type=int, default=50_000,
                         help="data: the state-space limit of labelling one training problem (7 blocks: 66k states)")

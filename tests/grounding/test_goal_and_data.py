@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from unified_planning.io import PDDLReader, PDDLWriter
 
-from tests.grounding.cases import DOMAIN, GROUND, PROBLEMS, SHARED, problem
+from tests.grounding.cases import COLOURS, DOMAIN, GROUND, PROBLEMS, SHARED, TABLE, problem
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.store import Dataset
 from up_gnnplan.grounding.dataset import (UNSATISFIABLE_FACTOR, UNSATISFIABLE_LABEL, UNSATISFIABLE_MARGIN,
@@ -134,6 +134,18 @@ def test_a_binding_that_adds_nothing_is_made_only_where_every_atom_is_already_as
     assert goal.bind(x3, d).entailed(prob.all_objects) is None  # ?x1 would add (clear d)
     # The closed goal means what the partly bound one means: the same V* from the initial state.
     assert _optimal_cost(files, prob, closed) == _optimal_cost(files, prob, goal.bind(x1, c)) == 0.0
+    # An inequality with the bound object keeps the variable free; a ground atom of the goal can stand for one.
+    def problem_of(files, goal):
+        (files / "entailed.pddl").write_text(problem("entailed", TABLE + " " + COLOURS, goal))
+        return load(files, "entailed")
+
+    apart = QuantifiedGoal.of(problem_of(files, "(exists (?x1 ?x2) (and (blue ?x1) (clear ?x1) (blue ?x2) (clear ?x2) "
+                                              "(not (= ?x1 ?x2))))"))
+    assert apart.bind(apart.variables[0], c).entailed(prob.all_objects) is None
+    held = QuantifiedGoal.of(problem_of(files, "(and (clear c) (exists (?x1) (and (blue ?x1) (clear ?x1))))"))
+    assert held.entailed(prob.all_objects) is None  # (blue c) is not asked for: ?x1 = c adds it
+    both = QuantifiedGoal.of(problem_of(files, "(and (blue c) (clear c) (exists (?x1) (and (blue ?x1) (clear ?x1))))"))
+    assert [(v.name, o.name) for v, o in both.closed(prob.all_objects)[1]] == [("x1", "c")]
     # An inequality with a free variable, or a relation between variables, keeps a variable free.
     tower = QuantifiedGoal.of(load(files, "tower"))
     for variable in tower.variables:

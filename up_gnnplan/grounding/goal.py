@@ -120,14 +120,16 @@ class QuantifiedGoal:
         """Return a free variable and an object whose binding adds nothing to the goal, or None.
 
         Binding ``x`` to ``c`` adds nothing when each atom of ``x`` becomes an atom the goal already
-        has and each inequality of ``x`` is with another object than ``c``: then ``G[x=c]`` holds
-        wherever ``G`` does, ``G[x=c']`` entails it for every ``c'``, and so V*(s; G[x=c]) is the least
-        of them. Without inequalities, two variables asking the same of an object can share it
+        has (in its body or its ground part) and each inequality of ``x`` is with another object
+        than ``c``: then ``G[x=c]`` holds wherever ``G`` does, ``G[x=c']`` entails it for every
+        ``c'``, and so V*(s; G[x=c]) is the least of them. Without inequalities, two variables asking the same of an object can share it
         (``(blue ?x) (clear ?x) (blue ?y) (clear ?y)`` with ``?x`` bound to ``b4``: ``?y = b4``).
         """
+        held = {GoalAtom(g.fluent(), tuple(arg.object() for arg in g.args))  # the goal's ground atoms ask it too
+                for g in self.ground if g.is_fluent_exp() and all(arg.is_object_exp() for arg in g.args)}
         for variable in self.variables:
             mine = [a for a in self.atoms if variable in a.variables()]
-            rest = {a for a in self.atoms if variable not in a.variables()}
+            rest = {a for a in self.atoms if variable not in a.variables()} | held
             pairs = [pair for pair in self.distinct if variable in pair]
             others = [b if a == variable else a for a, b in pairs]
             if not all(_is_object(t) for t in others):
