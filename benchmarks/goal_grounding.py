@@ -200,6 +200,7 @@ def train(args) -> None:
         checkpoint = model_file(model, ".pt", suffix(args))
         extra = ["--state", OUT / f"{model}{suffix(args)}.safetensors"] if args.run else []
         extra += ["--ema", args.ema] if args.ema else []
+        extra += ["--patience", args.patience] if args.patience else []
         extra += ["--snapshot-minutes", args.marks] if args.marks else []
         extra += judge_options(served) if args.judge else []
         run(["gnnplan", "train", *data, *validation, "--loss", args.loss, "--lr", "1e-3", "--layers", args.layers,
@@ -464,6 +465,8 @@ def main():
     parser.add_argument("--loss", default="mse", choices=["mse", "mse+rank", "l1+rank", "rank"],
                         help="train: gnnplan train --loss (the +rank ones rank each state's goal variants)")
     parser.add_argument("--ema", type=float, default=None, help="train: weight averaging (gnnplan train --ema)")
+    parser.add_argument("--patience", type=int, default=0,
+                        help="train: epochs without a better one before stopping (gnnplan train --patience; 0: its default)")
     parser.add_argument("--judge", action="store_true",
                         help="train: choose the epoch by the greedy binding of larger problems, their ground goals "
                         "solved by LAMA-first (gnnplan train --validation-problem on grounding data)")
