@@ -320,7 +320,8 @@ def test(args) -> None:
             configurations = configurations[:1]
         if args.entailment:  # the bindings that add nothing made without the model: with and without the filter
             tag = f"{tag}+entail" if tag else "@entail"
-            grounding += ["--engine-param", "gnnplan:binding_entailment=true"]
+        # Said in every run, whatever the engine's default: a row's params tell which binding made it.
+        grounding += ["--engine-param", f"gnnplan:binding_entailment={str(args.entailment).lower()}"]
         for label, extra in configurations:
             run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", *grounding, *extra,
                  "--timeout", args.timeout, "--no-plots", "-o", base / f"{label}{tag}", "--resume"])

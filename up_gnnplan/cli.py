@@ -565,9 +565,9 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--binding-beam", type=click.IntRange(min=1), default=1, show_default=True,
               help="Mode ground: keep this many best partial bindings by the model's value at each step and bind "
                    "with the ground goal of least FF value (1: the greedy binding).")
-@click.option("--binding-entailment", is_flag=True,
+@click.option("--binding-entailment/--no-binding-entailment", default=True, show_default=True,
               help="Mode ground: make each binding that adds nothing to the goal (another variable is bound to an "
-                   "object that satisfies all this one asks) without the model.")
+                   "object that satisfies all this one asks) without the model; off: the paper's greedy binding.")
 def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max_steps, astray_factor, seed_fallback,
           action_elimination, symmetry, plan_file, grounding_model, no_static_filter, planner, binding_beam,
           binding_entailment):
@@ -653,9 +653,9 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
 @click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True,
               help="Keep the BEAM best partial bindings by the model's value at each step and take the ground goal "
                    "with the least FF value of the ground problem (1: the greedy binding).")
-@click.option("--entailment", is_flag=True,
+@click.option("--entailment/--no-entailment", default=True, show_default=True,
               help="Make each binding that adds nothing to the goal (another variable is bound to an object that "
-                   "satisfies all this one asks) without the model.")
+                   "satisfies all this one asks) without the model; off: the paper's greedy binding.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the ground problem (PDDL) here.")
 def ground(files, grounding_model, no_static_filter, beam, entailment, output):
     """Bind the existential goal of PROBLEM with a learned model; print the binding and the ground problem.

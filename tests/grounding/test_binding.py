@@ -94,16 +94,16 @@ def test_without_the_static_filter_the_model_weighs_every_object(files, model):
 
 
 def test_entailment_makes_the_bindings_that_add_nothing_without_the_model(files, model):
-    plain = make_binder(load(files, "shared"), str(model), static_filter=True)
+    plain = make_binder(load(files, "shared"), str(model), static_filter=True, entailment=False)  # the paper's
     plain.greedy()
-    binder = make_binder(load(files, "shared"), str(model), static_filter=True, entailment=True)
+    binder = make_binder(load(files, "shared"), str(model), static_filter=True)  # the default
     grounding = binder.greedy()
     weighed = [s for s in grounding.steps if s.candidates]
     made = [s for s in grounding.steps if not s.candidates]
     assert plain.model_calls == 3 and binder.model_calls == len(weighed) < 3 and len(grounding.binding) == 3
     # Made without the model: each to an object bound before it, which already satisfies all it asks.
     assert made and {s.obj for s in made} <= {s.obj for s in weighed}
-    result = GnnplanEngine(mode="ground", grounding_model=str(model), binding_entailment=True).solve(
+    result = GnnplanEngine(mode="ground", grounding_model=str(model)).solve(
         load(files, "shared"), timeout=60)
     assert result.status == PlanStatus.SOLVED_SATISFICING, [m.message for m in result.log_messages]
     assert "(adds nothing)" in " ".join(m.message for m in result.log_messages)

@@ -227,9 +227,9 @@ def test_mode_ground_params_are_checked_when_the_engine_is_built():
     from up_gnnplan.plugins.engine import GnnplanEngine
 
     engine = GnnplanEngine(mode="ground", static_filter="false", planner="gnnplan", max_groundings=2, binding_beam=4,
-                           binding_entailment="true")
+                           binding_entailment="false")
     assert engine.grounding == {"grounding_model": None, "static_filter": False, "planner": "gnnplan",
-                                "max_groundings": 2, "binding_beam": 4, "binding_entailment": True}
+                                "max_groundings": 2, "binding_beam": 4, "binding_entailment": False}
     for bad in ({"static_filter": "maybe"}, {"planner": "lama"}, {"max_groundings": 0}, {"binding_beam": 0},
                 {"binding_entailment": "sometimes"}):
         with pytest.raises(UPUsageError, match=f"param '{next(iter(bad))}' must be"):

@@ -25,8 +25,8 @@ ground goals then follow the model's order) on a task whose initial state has mo
 actions than the dual searches allow FF for, and once less time is left than four times the
 slowest build so far. :attr:`GoalBinder.beam_note` says when either happened.
 
-With ``entailment`` (an option beyond the paper, off by default), a binding that adds nothing to
-the goal is made without asking the model (:meth:`QuantifiedGoal.entailed`): once ``?x`` is bound to
+With ``entailment`` (beyond the paper, on by default; off: the paper's binding, the model asked
+at every step), a binding that adds nothing to the goal is made without asking the model (:meth:`QuantifiedGoal.entailed`): once ``?x`` is bound to
 ``b4`` in ``(blue ?x) (clear ?x) (blue ?y) (clear ?y)`` without an inequality, ``?y = b4`` asks
 nothing more of any state, so no other object can do better. Such bindings are made on the goal as
 written and on each candidate after the model has valued it (the goal as the paper values it; the
@@ -87,11 +87,11 @@ class GoalBinder:
         static_filter: drop candidates that break a static atom or an inequality.
         limits: the solve's :class:`~up_gnnplan.limits.Limits` (time and memory of model calls).
         beam: the beam width of the first bindings (1: the greedy binding of the paper).
-        entailment: make the bindings that add nothing to the goal without the model.
+        entailment: make the bindings that add nothing to the goal without the model (off: the paper's).
     """
 
     def __init__(self, problem, value_fn, static_filter: bool = True, limits=None, task=None, beam: int = 1,
-                 entailment: bool = False):
+                 entailment: bool = True):
         from up_gnnplan.problems.bridge import Task
         from up_gnnplan.problems.loading import source_of
 

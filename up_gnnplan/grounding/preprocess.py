@@ -63,7 +63,7 @@ def grounding_model(task, model: str | None, threads: int = 1, device: str = "au
 
 
 def ground_problem(problem, model: str | None = None, static_filter: bool = True, limits=None,
-                   binder: GoalBinder | None = None, beam: int = 1, entailment: bool = False) -> GroundedProblem:
+                   binder: GoalBinder | None = None, beam: int = 1, entailment: bool = True) -> GroundedProblem:
     """Return ``problem`` with its existential goal bound by the grounding model: greedily, or with
     ``beam`` > 1 the beam's binding with the least FF value (:class:`GoalBinder`); ``entailment``: the
     bindings that add nothing to the goal made without the model."""
@@ -78,7 +78,7 @@ def ground_problem(problem, model: str | None = None, static_filter: bool = True
 
 
 def make_binder(problem, model, static_filter: bool, limits=None, threads: int = 1, device: str = "auto",
-                beam: int = 1, entailment: bool = False) -> GoalBinder:
+                beam: int = 1, entailment: bool = True) -> GoalBinder:
     from up_gnnplan.problems.bridge import Task
     from up_gnnplan.problems.loading import source_of
 

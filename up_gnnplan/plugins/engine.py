@@ -48,8 +48,9 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
   (see :mod:`up_gnnplan.grounding.solve`); ``binding_beam`` k > 1 takes the first bindings from
   a beam of width k over the model's values, ordered by FF of the ground problem (1, the
   default: the paper's greedy binding; :mod:`up_gnnplan.grounding.bind`); ``binding_entailment``
-  True makes each binding that adds nothing to the goal without the model (another variable
-  already bound to an object that satisfies all this one asks; beyond the paper, off by default).
+  (default True) makes each binding that adds nothing to the goal without the model (another
+  variable already bound to an object that satisfies all this one asks; beyond the paper; False:
+  the paper's greedy binding asks the model at every step).
 
 The time limit counts from the moment ``solve`` is called: building the task, loading the
 model, the search and the validation of the plan all count, and each is checked between units
@@ -171,7 +172,7 @@ PARAMS = {
     "planner": Param("lama-first", _choice(PLANNERS), "one of " + ", ".join(PLANNERS)),
     "max_groundings": Param(5, _integer(1), "an integer >= 1"),
     "binding_beam": Param(1, _integer(1), "an integer >= 1"),
-    "binding_entailment": Param(False, _flag, "True or False"),
+    "binding_entailment": Param(True, _flag, "True or False"),
 }
 
 
