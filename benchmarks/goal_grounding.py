@@ -47,6 +47,10 @@ with every command in ``commands.log``:
 ``pair DOMAIN... [--against NAME]``
     the shipped model against another (``before-judge``: the one it replaced) on the tasks both
     solved: plan cost summed, and on how many tasks each was cheaper.
+``speed DOMAIN... --set SET``
+    mode ground (the shipped model, the engine's defaults) and LAMA-first on the quantified goal in one
+    ``gnnplan compare``, the two taking turns per task (``DOMAIN/SET/speed/``), and ``speed.md``: the
+    speed-up as a ratio taken in one run (``table``'s divides times of runs made at other times).
 ``table``
     per domain, set and model (the shipped one, each run): tasks, coverage (with the filter, without it, LAMA on the quantified goal),
     V/V* (optimal set) or V/V^L (lama and hard sets: plan cost over LAMA-first's on the quantified goal, both
@@ -424,6 +428,49 @@ def table(args) -> None:
     print("\n".join(lines))
 
 
+def speed(args) -> None:
+    """Run mode ground (the shipped model, the engine's defaults) and LAMA-first on the quantified goal in one
+    ``gnnplan compare``, taking turns per task, into ``DOMAIN/SET/speed/``; then tabulate every such run.
+
+    The speed-up of ``table`` divides times taken in different runs, under whatever else the machine ran
+    then (2026-11-25: two runs of the same bindings on Delivery's lama set differed 2x); this one is a
+    ratio taken in one run, the two engines alternating on the same tasks.
+    """
+    from up_gnnplan.compare import read_results
+
+    for domain in args.domains:
+        domain_file, problems = tests_of(domain, args.set)
+        run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", "--engine", "fast-downward",
+             "--engine-param", f"gnnplan:grounding_model={MODEL_OF[domain]}-grounding", "--timeout", args.timeout,
+             "--no-plots", "-o", OUT / domain / args.set / "speed", "--resume"])
+    lines = ["| domain | set | tasks | mode ground | LAMA-first on the quantified goal | speed-up (both solved) | "
+             "speed-up, LAMA-first's timeouts as the limit | median s, mode ground | median s, LAMA-first |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    summary = {}
+    for folder in sorted(OUT.glob("*/*/speed")):
+        domain, split = folder.parts[-3], folder.parts[-2]
+        rows = read_results(folder / "results.jsonl")
+        ours = {r["problem"]: r for r in rows if r["engine"] == "gnnplan:ground"}
+        lama = {r["problem"]: r for r in rows if r["engine"] == "fast-downward"}
+        both = [p for p in ours if p in lama]
+        solved = {name: sum(bool(side[p]["solved"]) for p in both) for name, side in (("ours", ours), ("lama", lama))}
+        ratios = [lama[p]["wall_time"] / ours[p]["wall_time"] for p in both if ours[p]["solved"] and lama[p]["solved"]]
+        bound = [(lama[p]["wall_time"] if lama[p]["solved"] else lama[p]["timeout"]) / ours[p]["wall_time"]
+                 for p in both if ours[p]["solved"]]
+        mean = {name: math.exp(sum(map(math.log, v)) / len(v)) if v else None for name, v in (("both", ratios),
+                                                                                            ("bound", bound))}
+        median = {name: sorted(side[p]["wall_time"] for p in both)[len(both) // 2] if both else None
+                  for name, side in (("ours", ours), ("lama", lama))}
+        summary[f"{domain}/{split}"] = {"tasks": len(both), "solved": solved, "speedup": mean["both"],
+                                        "speedup_at_least": mean["bound"], "median_seconds": median}
+        shown = [f"{v:.1f}x" if v else "None" for v in (mean["both"], mean["bound"])]
+        lines.append(f"| {domain} | {split} | {len(both)} | {solved['ours']}/{len(both)} | {solved['lama']}/{len(both)} | "
+                     f"{shown[0]} | >= {shown[1]} | {median['ours']:.2f} | {median['lama']:.2f} |")
+    (OUT / "speed.md").write_text("\n".join(lines) + "\n")
+    (OUT / "speed.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print("\n".join(lines))
+
+
 def pair(args) -> None:
     """Print the shipped model against ``--against``'s (a run, or ``before-NAME``) on the same tasks:
     plan cost with the static filter summed over the tasks both solved, and on how many each was cheaper."""
@@ -445,7 +492,7 @@ def pair(args) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["data", "train", "test", "table", "ship", "record", "pair"])
+    parser.add_argument("stage", choices=["data", "train", "test", "table", "ship", "record", "pair", "speed"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(SIZES)))
     parser.add_argument("--train-count", type=int, default=3, help="problems per training size and variable count")
     parser.add_argument("--test-count", type=int, default=2, help="problems per test size and variable count")
@@ -493,7 +540,7 @@ def main():
         parser.error("--train-sizes needs --run NAME: the shipped recipe's training problems keep SIZES'")
     OUT.mkdir(parents=True, exist_ok=True)
     {"data": data, "train": train, "test": test, "table": table, "ship": ship, "record": record,
-     "pair": pair}[args.stage](args)
+     "pair": pair, "speed": speed}[args.stage](args)
 
 
 if __name__ == "__main__":
