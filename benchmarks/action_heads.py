@@ -25,7 +25,7 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     action heads, and the default mode of each), the shipped model's value policy, the WL-GOOSE
     peer (``benchmarks/goose``, when its model for the domain exists) and LAMA-first on the domain's test
     problems (``--count``, spread over the sizes, ``--timeout`` each; the shipped model's rows on
-    testing/easy are taken from the zoo run, see ``_reuse_zoo``), one compare run per
+    testing/easy are read from the zoo run, see ``_zoo_rows``), one compare run per
     model into ``coverage/DOMAIN/MODEL/``; then one table.
 ``report``
     writes ``report.md``: the training, step-time and coverage tables.
@@ -56,6 +56,7 @@ OUT = ROOT / "benchmarks" / "results" / "action_heads"
 WORK = Path("/tmp/gnnplan-actions")
 LOG = OUT / "commands.log"
 GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
+ZOO_EVAL = ROOT / "benchmarks" / "zoo" / "eval"
 
 
 def model_file(domain: str, spec: str) -> Path:
@@ -234,8 +235,12 @@ def coverage(args) -> None:
                 runs.append((f"{spec}-auto", "gnnplan", model_file(name, spec)))
         for label, engine, model in runs:
             out = OUT / "coverage" / key / label
-            if label == "shipped-value" and not args.larger and not args.rerun_shipped and _reuse_zoo(name, tests, out):
-                records = read_results(out / "results.jsonl")
+            records = _zoo_rows(name, tests) if label == "shipped-value" and not (
+                args.larger or args.rerun_shipped or out.is_dir()) else []
+            if records:
+                with LOG.open("a") as log:
+                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: shipped-value rows read from "
+                              f"{ZOO_EVAL.relative_to(ROOT)}/{name}/results.jsonl\n")
                 table.setdefault(key, {})[label] = {"solved": sum(1 for r in records if r["solved"]),
                                                     "tasks": len(records), "from": "benchmarks/zoo/eval"}
                 continue
@@ -306,10 +311,10 @@ def report(args) -> None:
 
     cover = {}
     for folder in sorted((OUT / "coverage").iterdir()):
-        for run_dir in sorted(folder.iterdir()):
-            records = read_results(run_dir / "results.jsonl")
+        for label in sorted({run_dir.name for run_dir in folder.iterdir()} | {"shipped-value"}):
+            records = coverage_rows(folder.name, label)
             if records:
-                cover.setdefault(folder.name, {})[run_dir.name] = {
+                cover.setdefault(folder.name, {})[label] = {
                     "solved": sum(1 for r in records if r["solved"] and r["valid"]), "tasks": len(records)}
     _write(OUT / "coverage.json", cover)
     lines = ["## Training (same data and minutes per domain)", "",
@@ -352,24 +357,35 @@ def report(args) -> None:
     print("\n".join(lines))
 
 
-def _reuse_zoo(name: str, tests, out: Path) -> bool:
-    """Copy the shipped model's policy rows of the zoo evaluation (same tasks, 60 s, same models) into ``out``.
+def _zoo_rows(name: str, tests=None) -> list[dict]:
+    """The shipped model's policy rows of the zoo evaluation (same tasks, 60 s, same models): those of
+    ``tests`` (none when a task is missing), or all of them.
 
     The zoo run of 2026-11-23 (benchmarks/zoo/eval, README "Evaluation against LAMA-first") already
     ran ``gnnplan:policy`` with every shipped model on all 30 testing/easy tasks; running it again
-    would take up to 30 minutes per domain for the same figure. Returns False when a task is missing.
+    would take up to 30 minutes per domain for the same figure. The rows stay in the zoo's file:
+    ``coverage`` notes in commands.log that it took them, and ``coverage_rows`` reads them there.
     """
     from up_gnnplan.compare import read_results
 
-    zoo = ROOT / "benchmarks" / "zoo" / "eval" / name / "results.jsonl"
-    rows = {r["problem_file"]: r for r in read_results(zoo) if r["engine"] == "gnnplan:policy" and r["timeout"] == 60.0}
-    if not all(str(t) in rows for t in tests):
-        return False
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.jsonl").write_text("".join(json.dumps(rows[str(t)]) + "\n" for t in tests))
-    with LOG.open("a") as log:
-        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: shipped-value rows copied from {zoo.relative_to(ROOT)}\n")
-    return True
+    rows = {r["problem_file"]: r for r in read_results(ZOO_EVAL / name / "results.jsonl")
+            if r["engine"] == "gnnplan:policy" and r["timeout"] == 60.0}
+    if tests is None:
+        return list(rows.values())
+    return [rows[str(t)] for t in tests] if all(str(t) in rows for t in tests) else []
+
+
+def coverage_rows(key: str, label: str) -> list[dict]:
+    """``label``'s rows on the test set ``key``: ``coverage/KEY/LABEL/results.jsonl``; for
+    ``shipped-value`` without that folder, the zoo evaluation's rows where commands.log says
+    ``coverage`` took them from there (up to 2026-11-25 it copied them into the folder)."""
+    from up_gnnplan.compare import read_results
+
+    path = OUT / "coverage" / key / label / "results.jsonl"
+    if label == "shipped-value" and not path.is_file():
+        taken = re.compile(rf"  # {re.escape(key)}: shipped-value rows (copied|read) from ")
+        return _zoo_rows(key) if LOG.is_file() and taken.search(LOG.read_text()) else []
+    return read_results(path)
 
 
 def _read(path: Path) -> dict:

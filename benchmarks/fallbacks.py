@@ -11,7 +11,8 @@ ships, else the value model), ``--timeout`` each, one ``gnnplan compare`` run pe
 ``benchmarks/results/fallbacks/DOMAIN/FALLBACK/``; LAMA-first and the
 WL-GOOSE peer on the same tasks and limit come from ``benchmarks/results/action_heads/coverage``
 (run there; their rows are read, not run again), as do the rows of the value policy alone with
-the same model (``shipped-value``). ``table`` writes ``table.md``: coverage of each, and the mean
+the same model (``shipped-value``; for most domains action_heads.py read those from the zoo
+evaluation, and so does this script). ``table`` writes ``table.md``: coverage of each, and the mean
 plan length on the tasks both fallbacks solved.
 
     OMP_NUM_THREADS=1 python benchmarks/fallbacks.py run transport satellite rovers sokoban
@@ -26,12 +27,12 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from action_heads import coverage_rows  # noqa: E402
 from build_zoo import DOMAINS, SHARED, run, test_problems  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "fallbacks"
 LOG = OUT / "commands.log"
-PEERS = ROOT / "benchmarks" / "results" / "action_heads" / "coverage"
 FALLBACKS = ("model", "model+ff")  # GBFS on V, dual-gbfs
 
 
@@ -59,7 +60,8 @@ def table(args) -> None:
         runs = {f: _rows(folder / f) for f in FALLBACKS}
         if not all(runs.values()):
             continue
-        peers = {label: _rows(PEERS / folder.name / label) for label in ("lama-first", "wl-goose", "shipped-value")}
+        peers = {label: {r["problem"]: r for r in coverage_rows(folder.name, label)}
+                 for label in ("lama-first", "wl-goose", "shipped-value")}
         solved = {k: sum(r["solved"] for r in rows.values()) for k, rows in {**runs, **peers}.items()}
         both = [p for p in runs["model"] if runs["model"][p]["solved"] and runs["model+ff"].get(p, {}).get("solved")]
         lengths = {f: (sum(runs[f][p]["plan_length"] for p in both) / len(both) if both else None) for f in FALLBACKS}
