@@ -3,8 +3,9 @@
 Three measurements in one run, on the shipped Blocks model (``models_zoo/blocks.onnx``) and the
 torch model of the same weights: rebuilt from the ONNX file itself by default
 (:func:`up_gnnplan.exporters.reexport.load_exported`, so a fresh clone reproduces every figure),
-or loaded from a torch checkpoint given with ``--checkpoint`` (the value check confirms the
-weights agree either way):
+or loaded from a torch checkpoint given with ``--checkpoint`` (the value check then confirms
+that the file holds the checkpoint's weights; rebuilt from the file, it checks onnxruntime
+against torch on the same weights):
 
 1. Evaluated states per second, onnxruntime (:class:`OnnxValueFunction`, one intra-op thread)
    against torch eager (the checkpoint model from ``load_checkpoint``: eval mode,
