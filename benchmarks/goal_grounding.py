@@ -41,9 +41,12 @@ with every command in ``commands.log``:
     goal solved by LAMA-first; most solved, then the fewest plan steps in all;
     :mod:`up_gnnplan.grounding.judge`) in place of the validation error. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
     bindings per step, the ground goals ordered by FF) with the static filter only: results
-    ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``. ``--entailment`` tests
-    mode ground with ``binding_entailment`` (a binding that adds nothing to the goal is made without
-    the model), with and without the filter: ``ground-*@entail`` or ``ground-*@NAME+entail``.
+    ``ground-filter@beamK`` (the shipped model) or ``ground-filter@NAME+beamK``. Every test says
+    ``binding_entailment`` (the engine's default since 2026-11-25: a binding that adds nothing to the
+    goal is made without the model); ``--no-entailment`` tests the paper's greedy binding, with and
+    without the filter: ``ground-*@no-entail`` or ``ground-*@NAME+no-entail``. Results of runs made
+    before that day (``mae``, ``paper67``, ``judge-20min``, ``before-judge`` and the rest) are the
+    paper's greedy binding: their rows' params say so.
 ``pair DOMAIN... [--against NAME]``
     the shipped model against another (``before-judge``: the one it replaced) on the tasks both
     solved: plan cost summed, and on how many tasks each was cheaper.
@@ -322,10 +325,10 @@ def test(args) -> None:
             tag = f"{tag}+beam{args.beam}" if tag else f"@beam{args.beam}"
             grounding += ["--engine-param", f"gnnplan:binding_beam={args.beam}"]
             configurations = configurations[:1]
-        if args.entailment:  # the bindings that add nothing made without the model: with and without the filter
-            tag = f"{tag}+entail" if tag else "@entail"
+        if args.no_entailment:  # the paper's greedy binding: the model asked at every step
+            tag = f"{tag}+no-entail" if tag else "@no-entail"
         # Said in every run, whatever the engine's default: a row's params tell which binding made it.
-        grounding += ["--engine-param", f"gnnplan:binding_entailment={str(args.entailment).lower()}"]
+        grounding += ["--engine-param", f"gnnplan:binding_entailment={str(not args.no_entailment).lower()}"]
         for label, extra in configurations:
             run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", *grounding, *extra,
                  "--timeout", args.timeout, "--no-plots", "-o", base / f"{label}{tag}", "--resume"])
@@ -520,9 +523,9 @@ def main():
                         "solved by LAMA-first (gnnplan train --validation-problem on grounding data)")
     parser.add_argument("--against", default="before-judge", help="pair: the other model's results (a run's NAME)")
     parser.add_argument("--beam", type=int, default=1, help="test: mode ground's binding_beam (1: greedy binding)")
-    parser.add_argument("--entailment", action="store_true",
-                        help="test: mode ground's binding_entailment (bindings that add nothing to the goal made "
-                        "without the model): results ground-*@entail (the shipped model) or ground-*@NAME+entail")
+    parser.add_argument("--no-entailment", action="store_true",
+                        help="test: mode ground with binding_entailment=False (the paper's greedy binding, the model "
+                        "asked at every step): results ground-*@no-entail (the shipped model) or ground-*@NAME+no-entail")
     parser.add_argument("--mark", default="", help="test: a snapshot of the run (e.g. 20min) in place of its final model")
     parser.add_argument("--max-states", type=int, default=50_000,
                         help="data: the state-space limit of labelling one training problem (7 blocks: 66k states)")
