@@ -259,7 +259,7 @@ def test_a_process_at_its_memory_limit_is_recognised_by_a_probe():
     assert not cannot_allocate()
     script = ("import resource; from up_gnnplan.executors import cannot_allocate; "
               "used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize(); "
-              "resource.setrlimit(resource.RLIMIT_AS, (used + 2**20, resource.RLIM_INFINITY)); "
+              "resource.setrlimit(resource.RLIMIT_AS, (used + 2**20, resource.getrlimit(resource.RLIMIT_AS)[1])); "
               "print(cannot_allocate())")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "True", done.stderr
