@@ -26,12 +26,12 @@ actions than the dual searches allow FF for, and once less time is left than fou
 slowest build so far. :attr:`GoalBinder.beam_note` says when either happened.
 
 With ``entailment`` (beyond the paper, on by default; off: the paper's binding, the model asked
-at every step), a binding that adds nothing to the goal is made without asking the model (:meth:`QuantifiedGoal.entailed`): once ``?x`` is bound to
-``b4`` in ``(blue ?x) (clear ?x) (blue ?y) (clear ?y)`` without an inequality, ``?y = b4`` asks
-nothing more of any state, so no other object can do better. Such bindings are made on the goal as
-written and on each candidate after the model has valued it (the goal as the paper values it; the
-bindings made then change the goal's atoms, not its meaning); the steps record them with no
-candidates weighed.
+at every step), a binding that adds nothing to the goal is made without asking the model
+(:meth:`QuantifiedGoal.entailed`): once ``?x`` is bound to ``b4`` in ``(blue ?x) (clear ?x)
+(blue ?y) (clear ?y)`` without an inequality, ``?y = b4`` asks nothing more of any state, so no
+other object can do better. Such bindings are made on the goal as written and on each candidate
+after the model has valued it (the goal as the paper values it; the bindings made then change the
+goal's atoms, not its meaning); the steps record them with no candidates weighed.
 
 The *static filter* (on by default) drops candidates that can never hold: a bound atom of a static
 predicate (one no action changes, such as a colour) that is false in the initial state, or two
