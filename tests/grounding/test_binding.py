@@ -121,6 +121,19 @@ def test_mode_ground_solves_with_lama_and_checks_the_witness(files, model, name,
     assert result.metrics["groundings_tried"] == "1"
 
 
+def test_mode_ground_without_fast_downward_says_how_to_get_it(files, model, monkeypatch):
+    import up_gnnplan.grounding.solve as solve
+
+    monkeypatch.setattr(solve, "fast_downward_installed", lambda: False)  # an install without the extra
+    result = GnnplanEngine(mode="ground", grounding_model=str(model)).solve(load(files, "tower"), timeout=60)
+    assert result.status == PlanStatus.UNSUPPORTED_PROBLEM
+    assert "pip install 'up-gnnplan[fast-downward]'" in " ".join(m.message for m in result.log_messages)
+    out = CliRunner().invoke(main, ["solve", str(files / "domain.pddl"), str(files / "tower.pddl"), "--mode", "ground",
+                                    "--grounding-model", str(model)])
+    assert "up-fast-downward, which is not installed" in out.output, out.output
+    assert out.exception is None or isinstance(out.exception, SystemExit), out.output  # a message, no traceback
+
+
 def test_check_witness_rejects_a_plan_that_misses_the_goal(files, model):
     from unified_planning.plans import SequentialPlan
 

@@ -14,6 +14,7 @@ goal (minutes for a short plan on large problems).
 
 from __future__ import annotations
 
+import importlib.util
 import io
 
 from unified_planning.engines import LogLevel, PlanGenerationResultStatus as Status
@@ -24,6 +25,9 @@ from up_gnnplan.grounding.preprocess import check_witness, make_binder
 from up_gnnplan.limits import LimitReached, MemoryLimitReached
 
 SOLVED = (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY)
+NO_FAST_DOWNWARD = ("the planner 'lama-first' is Fast Downward through up-fast-downward, which is not installed: "
+                    "pip install 'up-gnnplan[fast-downward]', or plan for the ground goal with planner='gnnplan' "
+                    "(gnnplan solve --planner gnnplan)")
 TRY_NEXT = (Status.UNSOLVABLE_PROVEN, Status.UNSOLVABLE_INCOMPLETELY)
 
 
@@ -33,6 +37,8 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
     metrics.update(planner=options["planner"], static_filter=str(options["static_filter"]),
                    binding_beam=str(options["binding_beam"]), binding_entailment=str(options["binding_entailment"]))
     try:
+        if options["planner"] == "lama-first" and not fast_downward_installed():
+            raise GnnplanError(NO_FAST_DOWNWARD)  # said before the binding's work, not after it
         goal = QuantifiedGoal.of(problem)
         if not goal.variables:
             messages.append((LogLevel.INFO, "the goal has no quantified variable: solved as it is"))
@@ -81,12 +87,22 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
         return Status.UNSUPPORTED_PROBLEM, None
 
 
+def fast_downward_installed() -> bool:
+    """Return whether up-fast-downward, the UP engine of LAMA-first, can be imported."""
+    return importlib.util.find_spec("up_fast_downward") is not None
+
+
 def lama_first(problem, seconds: float):
     """Return the UP result of LAMA-first (Fast Downward through ``up-fast-downward``) on ``problem``."""
+    from unified_planning.exceptions import UPNoRequestedEngineAvailableException
     from unified_planning.shortcuts import OneshotPlanner
 
     problem.environment.credits_stream = None
-    with OneshotPlanner(name="fast-downward") as planner:
+    try:
+        planner = OneshotPlanner(name="fast-downward")
+    except UPNoRequestedEngineAvailableException:
+        raise GnnplanError(NO_FAST_DOWNWARD) from None
+    with planner:
         return planner.solve(problem, timeout=seconds, output_stream=io.StringIO())
 
 
