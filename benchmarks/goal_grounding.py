@@ -461,16 +461,12 @@ def speed(args) -> None:
         lama = {r["problem"]: r for r in rows if r["engine"] == "fast-downward"}
         both = [p for p in ours if p in lama]
         solved = {name: sum(bool(side[p]["solved"]) for p in both) for name, side in (("ours", ours), ("lama", lama))}
-        ratios = [lama[p]["wall_time"] / ours[p]["wall_time"] for p in both if ours[p]["solved"] and lama[p]["solved"]]
-        bound = [(lama[p]["wall_time"] if lama[p]["solved"] else lama[p]["timeout"]) / ours[p]["wall_time"]
-                 for p in both if ours[p]["solved"]]
-        mean = {name: math.exp(sum(map(math.log, v)) / len(v)) if v else None for name, v in (("both", ratios),
-                                                                                            ("bound", bound))}
+        figures = _quality_and_speed(folder.parent, split, ours, lama)
         median = {name: sorted(side[p]["wall_time"] for p in both)[len(both) // 2] if both else None
                   for name, side in (("ours", ours), ("lama", lama))}
-        summary[f"{domain}/{split}"] = {"tasks": len(both), "solved": solved, "speedup": mean["both"],
-                                        "speedup_at_least": mean["bound"], "median_seconds": median}
-        shown = [f"{v:.1f}x" if v else "None" for v in (mean["both"], mean["bound"])]
+        summary[f"{domain}/{split}"] = {"tasks": len(both), "solved": solved, "speedup": figures["speedup"],
+                                        "speedup_at_least": figures["speedup_at_least"], "median_seconds": median}
+        shown = [f"{v:.1f}x" if v else "None" for v in (figures["speedup"], figures["speedup_at_least"])]
         lines.append(f"| {domain} | {split} | {len(both)} | {solved['ours']}/{len(both)} | {solved['lama']}/{len(both)} | "
                      f"{shown[0]} | >= {shown[1]} | {median['ours']:.2f} | {median['lama']:.2f} |")
     (OUT / "speed.md").write_text("\n".join(lines) + "\n")
