@@ -256,7 +256,7 @@ def cause_rows(records) -> list[tuple[str, int, str]]:
 
 
 def report(args) -> None:
-    table, causes, lengths, sources = {}, {}, [], {}
+    table, causes, lengths, sources, folders = {}, {}, [], {}, {}
     counts = {}
     for name in (*IPC2023, *LARGE, *SCALED):
         if name in SCALED and not (SCALED_WORK / name).is_dir() and not (OUT / name).is_dir():
@@ -275,6 +275,7 @@ def report(args) -> None:
             if not rows:
                 continue
             row[label] = rows
+            folders[(name, label)] = folder
             sources.setdefault(label, set()).add(str(folder.relative_to(ROOT)).replace(f"/{name}", "/DOMAIN"))
         table[name] = row
         if "gnnplan" in row:
@@ -334,6 +335,7 @@ def report(args) -> None:
              *[f"| {name} | {row['model']} | {row['figure']} | {row['train']} | {row['validation']} |"
                for name, row in fit.items()]]
     (OUT / "report.md").write_text("\n".join(text) + "\n")
+    record_standing(trained, solved, counts, folders)
     (OUT / "results.json").write_text(json.dumps({"solved": solved, "totals": totals, "large_totals": large_totals, "scaled_totals": scaled_totals,
                                                   "tasks": counts, "plan_cost_ratio": lengths,
                                                   "causes": {n: [{"cause": c, "tasks": k, "policy_steps": span} for c, k, span in rows]
@@ -378,6 +380,43 @@ def training(table: dict) -> dict[str, dict]:
                                "states_embedded": record.get("states_embedded"),
                                "training_problems": record.get("training_problems")}
     return rows
+
+
+def record_standing(trained: dict, solved: dict, counts: dict, folders: dict) -> None:
+    """Write each shipped model's current figures into its zoo entry (``standing``, shown by ``gnnplan models``).
+
+    An entry's ``coverage`` is what was measured when the model shipped, with the engine of that
+    day; ``standing`` is the default mode's coverage on the report's sets with the engine of the
+    report's rows, beside LAMA-first and WL-GOOSE. A model whose default-mode rows were taken with
+    another file gets none (its ``standing`` is removed).
+    """
+    index = ZOO / "index.json"
+    data = json.loads(index.read_text())
+    by_file = {entry["file"]: entry for entry in data["models"]}
+    day = time.strftime("%Y-%m-%d")
+    for base, row in trained.items():
+        sets = [*row["sets"], *(n for n in SCALED if n.removesuffix("-scaled") == base and n in solved)]
+        for file in row["gnnplan"]:
+            entry = by_file.get(file)
+            if entry is None:
+                continue
+            if row["rows_named"]:
+                entry.pop("standing", None)
+                continue
+            parts = []
+            for name in sets:
+                figures = solved.get(name, {})
+                if "gnnplan" not in figures:
+                    continue
+                n = counts[name]
+                peers = ", ".join(f"{ENGINES[label][1]} {figures[label]}/{n}" for label in ("lama-first", "wl-goose")
+                                  if label in figures)
+                rows = folders[(name, "gnnplan")].relative_to(ROOT)
+                parts.append(f"{name} ({n} tasks): {figures['gnnplan']}/{n}; {peers} (rows: {rows}/)")
+            if parts:
+                entry["standing"] = (f"the engine's default mode, 60 s per task (benchmarks/standing.py report of {day}): "
+                                     + "; ".join(parts))
+    index.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def training_lines(trained: dict[str, dict]) -> list[str]:

@@ -76,6 +76,18 @@ def test_models_command_lists_every_entry():
     rows = [line for line in result.output.splitlines() if line.startswith("| ") and not line.startswith("| model")]
     assert sorted(r.split(" | ")[0][2:] for r in rows) == sorted(e["name"] for e in SHIPPED)
     assert max(len(r) for r in rows) < 4000  # long lists of validation problems are summarised
+    header = next(line for line in result.output.splitlines() if line.startswith("| model"))
+    assert {r.count(" | ") for r in rows} == {header.count(" | ")}  # every row fills every column, no more
+
+
+def test_models_command_shows_coverage_now_beside_coverage_when_shipped():
+    """An entry's ``standing`` (written by benchmarks/standing.py report) is listed as its coverage now."""
+    with_standing = [e for e in SHIPPED if e.get("standing")]
+    assert with_standing, "no shipped model carries the standing comparison's figures"
+    result = CliRunner().invoke(main, ["models"])
+    assert result.exit_code == 0, result.output
+    for entry in with_standing:
+        assert f"coverage now: {entry['standing']}" in result.output
 
 
 def test_problem_lists_are_summarised():
