@@ -28,9 +28,11 @@ against torch on the same weights):
    one intra-op thread, and at the default level with two.
 2. ``up_gnnplan.search.gbfs`` with the onnxruntime value function on a few of those problems:
    status, expansions, evaluations, expansions/s (``--gbfs-seconds`` limit each).
-3. ``policy_rollout`` on the largest instances: a copy of its loop with each part timed
-   (successor generation, ``Inputs``, ``encoding.encode``, ``session.run``, the rest), for
-   ``--policy-steps`` steps, next to the untouched ``policy_rollout`` for the same steps.
+3. The package's ``policy_rollout`` on the largest instances for ``--policy-steps`` steps: its
+   time per step, and where that time goes, read from cProfile's record of a second, profiled
+   run of the same rollout (goal test, successor generation, symmetry classes, ``Inputs``,
+   ``encoding.encode`` with ``pack``, ``session.run``, the rest; each part's time per step is
+   its profiled share of the unprofiled time).
 
 Run single-threaded::
 
@@ -436,56 +438,47 @@ def section_gbfs(args, vf, log):
 # -- policy step breakdown ---------------------------------------------------------------------
 
 
-PARTS = ["is_goal", "successors", "Inputs", "encode", "session.run", "rest"]
+# The parts of a policy step, each the cumulative time of the package's functions that do it
+# (module path, function name) in cProfile's record of ``policy_rollout``; none calls another.
+PARTS = {"is_goal": [("up_gnnplan/states/successors.py", "is_goal")],
+         "successors": [("up_gnnplan/states/successors.py", "__init__"), ("up_gnnplan/states/successors.py", "__iter__")],
+         "symmetry": [("up_gnnplan/search/symmetry.py", "keys")],
+         "Inputs": [("up_gnnplan/search/common.py", "__call__")],
+         "encode": [("up_gnnplan/encodings/", "encode"), ("up_gnnplan/encodings/packing.py", "pack")],
+         "session.run": [("onnxruntime/capi/onnxruntime_inference_collection.py", "run")]}
 
 
-def instrumented_policy(task, vf, max_steps: int):
-    """A copy of ``policy_rollout``'s loop with every part timed; returns per-step records."""
-    from up_gnnplan.search.common import Inputs
-    from up_gnnplan.states.successors import is_goal, successors
+def profiled_rollout(task, vf, max_steps: int):
+    """Run the package's ``policy_rollout`` under cProfile; return its result and seconds per part.
 
-    clock = time.perf_counter
-    inputs = Inputs(task)
-    names = vf.input_names
-    state = task.initial_state()
-    visited = {state.get_index()}
-    records, actions, status = [], [], "step limit"
-    for step in range(max_steps + 1):
-        t0 = clock()
-        goal = is_goal(task, state)
-        tg = clock()
-        if goal:
-            status = "solved"
-            break
-        if step == max_steps:
-            break
-        generated = successors(state)
-        options = [(a, s, c) for a, s, c in generated if s.get_index() not in visited]
-        t1 = clock()
-        if not options:
-            status = "no unvisited successor"
-            break
-        batch = inputs([s for _, s, _ in options])
-        t2 = clock()
-        feed = vf.encoding.encode(batch)
-        if vf.packed:
-            feed = pack(feed, vf.encoding.relations)
-        t3 = clock()
-        values = vf.session.run(["value"], {n: feed[n] for n in names})[0]
-        t4 = clock()
-        values = np.asarray(values, dtype=np.float64)
-        best = int(np.argmin(values + np.array([c for _, _, c in options])))
-        action, state, _ = options[best]
-        visited.add(state.get_index())
-        actions.append(action)
-        t5 = clock()
-        records.append({"is_goal": tg - t0, "successors": t1 - tg, "Inputs": t2 - t1, "encode": t3 - t2,
-                        "session.run": t4 - t3, "rest": t5 - t4, "total": t5 - t0, "generated": len(generated),
-                        "options": len(options), "atoms": int(sum(len(s.atoms) for s in batch) / len(batch))})
-    return records, actions, status
+    ``rest`` is the rollout's time outside the parts (the loop itself, limits, the chunked
+    evaluator). cProfile slows Python calls down more than native ones, so the shares are those
+    of the profiled run; the unprofiled time per step is measured beside it.
+    """
+    import cProfile
+    import pstats
+
+    from up_gnnplan.search import policy_rollout
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    result = policy_rollout(task, vf, max_steps=max_steps)
+    profiler.disable()
+    cumulative = {}  # part -> seconds
+    for (path, _, function), (_, _, _, seconds, _) in pstats.Stats(profiler).stats.items():
+        path = path.replace("\\", "/")
+        for part, places in PARTS.items():
+            if any(function == name and where in path for where, name in places):
+                cumulative[part] = cumulative.get(part, 0.0) + seconds
+    total = sum(s for (_, _, f), (_, _, _, s, _) in pstats.Stats(profiler).stats.items() if f == "policy_rollout")
+    seconds = {part: cumulative.get(part, 0.0) for part in PARTS}
+    seconds["rest"] = max(0.0, total - sum(seconds.values()))
+    seconds["total"] = total
+    return result, seconds
 
 
 def section_policy(args, vf, log):
+    """Time per greedy policy step of the package's own ``policy_rollout``, and where it goes."""
     from up_gnnplan.problems import load_task
     from up_gnnplan.search import policy_rollout
 
@@ -493,33 +486,28 @@ def section_policy(args, vf, log):
     problems = [("probBLOCKS-17-0", BLOCKS / "domain.pddl", BLOCKS / "probBLOCKS-17-0.pddl")]
     data = ROOT / "up_gnnplan" / "data" / "blocksworld"
     problems.append(("bundled test-20", data / "domain.pddl", data / "test-20.pddl"))
+    parts = [*PARTS, "rest"]
     for label, domain, problem in problems:
         task = load_task(domain, problem)
         vf.check_signature(task.signature, label)
-        # warm-up of the session on this instance's size (first run allocates)
-        instrumented_policy(task, vf, 1)
-        task = load_task(domain, problem)  # fresh task: no cached states from the warm-up
+        policy_rollout(task, vf, max_steps=1)  # warm-up of the session on this instance's size
         before = load_avg()
-        records, actions, status = instrumented_policy(task, vf, args.policy_steps)
-        # the untouched policy_rollout on a fresh task for the same number of steps
-        task2 = load_task(domain, problem)
-        result = policy_rollout(task2, vf, max_steps=len(records))
-        same = [str(task.to_up_action(a)) for a in actions] == [str(task2.to_up_action(a)) for a in result.actions]
-        n = len(records)
-        mean = {k: 1000 * statistics.mean(r[k] for r in records) for k in PARTS + ["total"]}
-        branching = statistics.mean(r["generated"] for r in records)
-        options = statistics.mean(r["options"] for r in records)
-        atoms = statistics.mean(r["atoms"] for r in records)
-        rollout_ms = 1000 * result.seconds / max(result.expanded, 1)
-        log(f"policy {label}: {task.num_objects} objects, {n} steps ({status}), branching {branching:.1f} "
-            f"(unvisited {options:.1f}), ms/step " + ", ".join(f"{k} {mean[k]:.2f}" for k in PARTS + ["total"])
-            + f"; policy_rollout {rollout_ms:.2f} ms/step over {result.expanded} steps ({result.status.value}); "
-            f"same actions: {same}; load {before}")
-        rows.append([label, str(task.num_objects), f"{n} ({status})", f"{branching:.1f}", f"{options:.1f}", f"{atoms:.0f}"]
-                    + [f"{mean[k]:.2f} ({100 * mean[k] / mean['total']:.0f}%)" for k in PARTS]
-                    + [f"{mean['total']:.2f}", f"{rollout_ms:.2f}", "yes" if same else "no"])
-    return table(["instance", "objects", "steps", "successors/step", "unvisited/step", "atoms/state"]
-                 + [f"{k} ms (share)" for k in PARTS] + ["total ms/step", "policy_rollout ms/step", "same actions"], rows)
+        plain = policy_rollout(load_task(domain, problem), vf, max_steps=args.policy_steps)  # fresh tasks
+        profiled, seconds = profiled_rollout(load_task(domain, problem), vf, args.policy_steps)
+        steps = max(plain.expanded, 1)
+        same = [str(a) for a in plain.actions] == [str(a) for a in profiled.actions]
+        share = {k: seconds[k] / seconds["total"] for k in parts}
+        plain_ms = 1000 * plain.seconds / steps
+        log(f"policy {label}: {task.num_objects} objects, {plain.expanded} steps ({plain.status.value}), "
+            f"{plain.evaluated} states valued, {plain_ms:.2f} ms/step unprofiled, "
+            f"{1000 * seconds['total'] / steps:.2f} ms/step under cProfile; shares "
+            + ", ".join(f"{k} {100 * share[k]:.0f}%" for k in parts) + f"; same actions: {same}; load {before}")
+        rows.append([label, str(task.num_objects), f"{plain.expanded} ({plain.status.value})",
+                     f"{plain.evaluated / steps:.1f}", f"{plain_ms:.2f}"]
+                    + [f"{plain_ms * share[k]:.2f} ({100 * share[k]:.0f}%)" for k in parts]
+                    + [f"{1000 * seconds['total'] / steps:.2f}", "yes" if same else "no"])
+    return table(["instance", "objects", "steps", "states valued/step", "policy_rollout ms/step"]
+                 + [f"{k} ms (share)" for k in parts] + ["under cProfile ms/step", "same actions"], rows)
 
 
 # -- main --------------------------------------------------------------------------------------
@@ -631,7 +619,8 @@ def main(argv: list[str] | None = None) -> int:
     if "gbfs" in out:
         md += [f"GBFS with the onnxruntime value function (time limit {args.gbfs_seconds:g} s):", "", out["gbfs"], ""]
     if "policy" in out:
-        md += [f"Policy step breakdown ({args.policy_steps} steps at most):", "", out["policy"], ""]
+        md += [(f"Policy step breakdown ({args.policy_steps} steps at most; `policy_rollout` as the engine runs it, "
+                "the shares from cProfile's record of a second run):"), "", out["policy"], ""]
     md += ["Log:", "", "```", *lines, "```", ""]
     if args.markdown is not None:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
