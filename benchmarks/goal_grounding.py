@@ -244,14 +244,20 @@ def ship(args) -> None:
 
 
 def _promote(base: Path, name: str, old: str) -> None:
-    """Rename the shipped model's result folders of ``base`` to ``@old`` and run ``name``'s to the shipped ones."""
+    """Rename the shipped model's result folders of ``base`` to ``@old`` and run ``name``'s to the shipped ones.
+
+    The shipped model's runs with other params (``@beamK``, ``@no-entail``, ``@beamK+no-entail``)
+    become ``@old+beamK`` and the rest, its ``speed`` folder ``speed@old``.
+    """
     moves = []
     for folder in sorted(base.glob("ground-*")):
         label, _, run_name = folder.name.partition("@")
         if not run_name:
             moves.append((folder, base / f"{label}@{old}"))
-        elif run_name.startswith("beam"):  # the shipped model with a beam
+        elif run_name.startswith("beam") or run_name == "no-entail":  # the shipped model with other params
             moves.append((folder, base / f"{label}@{old}+{run_name}"))
+    if (base / "speed").is_dir():  # speed's mode ground ran the shipped model
+        moves.append((base / "speed", base / f"speed@{old}"))
     moves += [(base / f"{label}@{name}", base / label) for label in ("ground-filter", "ground-no-filter")
               if (base / f"{label}@{name}").is_dir()]
     vacated = {source for source, _ in moves}

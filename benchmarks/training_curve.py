@@ -60,7 +60,8 @@ LOG = OUT / "commands.log"
 SETS = {"logistics": ("logistics-large", "logistics-larger"),
         "transport": ("transport", "transport-larger", "transport-scaled"),
         "blocksworld": ("blocksworld", "blocksworld-large"), "ferry": ("ferry", "ferry-scaled"),
-        "rovers": ("rovers", "rovers-scaled"), "sokoban": ("sokoban", "sokoban-scaled")}
+        "rovers": ("rovers", "rovers-scaled"), "sokoban": ("sokoban", "sokoban-scaled"),
+        "satellite": ("satellite", "satellite-scaled")}
 
 
 # The judge problems of --judge policy: (generator, size parameters, count), seed JUDGE_SEED; 2-3x the
@@ -76,7 +77,10 @@ JUDGE = {"blocksworld": ("blocksworld", (({"blocks": 12}, 2), ({"blocks": 16}, 2
          "rovers": ("rovers", (({"rovers": 1, "waypoints": 10, "cameras": 1, "objectives": 6}, 2),
                                ({"rovers": 2, "waypoints": 12, "cameras": 2, "objectives": 7}, 2))),
          # Sokoban's: a 9x9 grid with 2 boxes; the scaled set starts at 16x16 with 3.
-         "sokoban": ("sokoban", (({"grid_size": 12, "boxes": 2}, 2), ({"grid_size": 14, "boxes": 3}, 2)))}
+         "sokoban": ("sokoban", (({"grid_size": 12, "boxes": 2}, 2), ({"grid_size": 14, "boxes": 3}, 2))),
+         # Satellite's: 3 satellites, 4 instruments, 1 mode, 4 directions; the scaled set starts at 3x.
+         "satellite": ("satellite", (({"satellites": 3, "instruments": 8, "modes": 1, "directions": 8}, 2),
+                                     ({"satellites": 4, "instruments": 10, "modes": 1, "directions": 10}, 2)))}
 JUDGE_SEED = 4242
 # Problems labelled along optimal plans and trained on (as many again choose the epoch with the
 # judge), where the shipped model had more than action_heads.py's 3: Rovers' was trained on 13.
