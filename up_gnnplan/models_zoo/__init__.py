@@ -101,6 +101,7 @@ def keep_as(name: str, kept: str) -> None:
         return
     (zoo_dir() / entry["file"]).rename(zoo_dir() / f"{kept}.onnx")
     entry.update(name=kept, file=f"{kept}.onnx")
+    entry.pop("standing", None)  # the standing comparison's figures belong to the model the default mode picks
     if heads_of(entry) not in ACTION_HEADS:
         entry["head"] = "value"
     models = [m for m in models if m is entry or m["name"] != kept]
@@ -154,7 +155,7 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
                            f"(sha256 {source['sha256']}, up-gnnplan {source['package_version']})")
         if same_weights or (previous and previous["training"] == entry["training"]):
             # The same weights: the record and the coverage measured with the earlier file stand.
-            entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage") if k in previous})
+            entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage", "standing") if k in previous})
     index = zoo_dir() / "index.json"
     models = [m for m in entries() if m["name"] != name] + [entry]
     index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
