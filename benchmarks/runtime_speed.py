@@ -464,13 +464,14 @@ def profiled_rollout(task, vf, max_steps: int):
     profiler.enable()
     result = policy_rollout(task, vf, max_steps=max_steps)
     profiler.disable()
+    stats = pstats.Stats(profiler).stats
     cumulative = {}  # part -> seconds
-    for (path, _, function), (_, _, _, seconds, _) in pstats.Stats(profiler).stats.items():
+    for (path, _, function), (_, _, _, seconds, _) in stats.items():
         path = path.replace("\\", "/")
         for part, places in PARTS.items():
             if any(function == name and where in path for where, name in places):
                 cumulative[part] = cumulative.get(part, 0.0) + seconds
-    total = sum(s for (_, _, f), (_, _, _, s, _) in pstats.Stats(profiler).stats.items() if f == "policy_rollout")
+    total = sum(s for (_, _, f), (_, _, _, s, _) in stats.items() if f == "policy_rollout")
     seconds = {part: cumulative.get(part, 0.0) for part in PARTS}
     seconds["rest"] = max(0.0, total - sum(seconds.values()))
     seconds["total"] = total
