@@ -34,9 +34,13 @@ after the model has valued it (the goal as the paper values it; the bindings mad
 goal's atoms, not its meaning); the steps record them with no candidates weighed.
 
 The *static filter* (on by default) drops candidates that can never hold: a bound atom of a static
-predicate (one no action changes, such as a colour) that is false in the initial state, or two
-terms made equal under an inequality ``(not (= ?x ?y))``. Without it the model alone decides, as in
-the paper, which reports both settings.
+predicate (one no action changes, such as a colour) that is false in the initial state, two
+terms made equal under an inequality ``(not (= ?x ?y))``, or two ground goal atoms that an
+at-most-one invariant of the domain (:mod:`up_gnnplan.grounding.invariants`) never lets hold
+together: without inequalities, a Gripper goal ``(at ?x1 room1) (at ?x2 room2)`` with both
+variables bound to one ball. Without the filter the model alone decides, as in the paper, which
+reports both settings; a ground goal that cannot hold is then still caught before a planner runs
+(:func:`~up_gnnplan.grounding.solve.solve_by_grounding`).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import numpy as np
 
 from up_gnnplan.grounding.encoding import GroundingInputs, grounding_signature
 from up_gnnplan.grounding.goal import GoalGroundingError, QuantifiedGoal, static_facts, static_fluents
+from up_gnnplan.grounding.invariants import Mutexes
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.states.atoms import StateAtoms
 
@@ -111,6 +116,7 @@ class GoalBinder:
         self.static_filter = static_filter
         self.fluents = static_fluents(problem)
         self.facts = static_facts(problem, self.fluents)
+        self.mutexes = Mutexes.of(problem)
         self.state = StateAtoms(self.task).of(self.task.initial_state())
         self.evaluated = 0
         self.model_calls = 0
@@ -134,7 +140,7 @@ class GoalBinder:
             for variable in goal.variables:
                 for obj in goal.candidates(variable, self.task.objects):
                     child = goal.bind(variable, obj)
-                    if self.static_filter and child.violations(self.facts, self.fluents):
+                    if self.static_filter and child.violations(self.facts, self.fluents, self.mutexes):
                         continue
                     options.append((variable, obj, child))
                     owner.append(index)

@@ -152,9 +152,11 @@ class QuantifiedGoal:
             made.append(choice)
         return goal, made
 
-    def violations(self, static_facts: set, static_fluents: set) -> list[str]:
-        """Return why the bound part can never hold: equal constants under an inequality, or a
-        ground atom of a static predicate (one no action changes, like a colour) that is false.
+    def violations(self, static_facts: set, static_fluents: set, mutexes=None) -> list[str]:
+        """Return why the bound part can never hold: equal constants under an inequality, a
+        ground atom of a static predicate (one no action changes, like a colour) that is false,
+        or, given ``mutexes`` (:class:`~up_gnnplan.grounding.invariants.Mutexes`), two ground atoms
+        of the goal that an invariant of the domain never lets hold together (one ball in two rooms).
 
         ``static_facts`` holds ``(fluent name, object names)`` of the initial state's static atoms.
         """
@@ -166,6 +168,11 @@ class QuantifiedGoal:
             if atom.fluent.name in static_fluents and not atom.variables():
                 if (atom.fluent.name, tuple(t.name for t in atom.terms)) not in static_facts:
                     reasons.append(f"{atom} is static and false")
+        if mutexes is not None and mutexes.invariants:
+            held = [(a.fluent.name, tuple(t.name for t in a.terms)) for a in self.atoms if not a.variables()]
+            held += [(g.fluent().name, tuple(arg.object().name for arg in g.args)) for g in self.ground
+                     if g.is_fluent_exp() and all(arg.is_object_exp() for arg in g.args)]
+            reasons.extend(mutexes.conflicts(held))
         return reasons
 
     def expression(self, environment):

@@ -60,7 +60,7 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
             messages.append((LogLevel.INFO, f"binding {tried}: " + ", ".join(
                 f"?{s.variable}={s.obj} " + (f"(V={s.value:.2f} of {s.candidates})" if s.candidates else "(adds nothing)")
                 for s in grounding.steps)))
-            impossible = grounding.goal.violations(binder.facts, binder.fluents)
+            impossible = grounding.goal.violations(binder.facts, binder.fluents, binder.mutexes)
             if impossible:  # only without the static filter: proven unsolvable without a planner
                 messages.append((LogLevel.INFO, f"binding {tried} cannot hold: {', '.join(impossible)}"))
                 status, plan = Status.UNSOLVABLE_PROVEN, None
