@@ -48,6 +48,8 @@ def solve_by_grounding(engine, problem, limits, messages: list, metrics: dict):
                              engine.threads, engine.device, beam=options["binding_beam"],
                              entailment=options["binding_entailment"])
         metrics["grounding_model"] = str(binder.value_fn.path)
+        # Rows taken before 2026-11-26 have no such figure: their filter knew no invariants.
+        metrics["invariants"] = str(len(binder.mutexes.invariants))
         for tried, grounding in enumerate(binder.bindings(), start=1):
             limits.check("after binding the goal")
             metrics.update(binding=" ".join(f"?{v}={o}" for v, o in grounding.binding.items()),
