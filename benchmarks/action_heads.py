@@ -270,7 +270,7 @@ def ship(args) -> None:
     larger generated set when measured) beside LAMA-first, the replaced model and WL-GOOSE.
     """
     from up_gnnplan.compare import read_results
-    from up_gnnplan.models_zoo import keep_value_model
+    from up_gnnplan.models_zoo import editing_index, keep_value_model
 
     spec = args.heads[0]
     table = _read(OUT / "coverage.json")
@@ -292,13 +292,11 @@ def ship(args) -> None:
             parts.append(f"{what}, {args.timeout:g} s each: gnnplan (default mode) {solved}/{len(ours)}; {others} "
                          f"(shipped-value: the domain's value model, {name}-value). Per-task results: "
                          f"benchmarks/results/action_heads/coverage/{key}/")
-        index = ROOT / "up_gnnplan" / "models_zoo" / "index.json"
-        data = json.loads(index.read_text())
-        for entry in data["models"]:
-            if entry["name"] == name:
-                entry["coverage"] = " ".join(parts) or "not measured"
-                entry.pop("more_coverage", None)
-        index.write_text(json.dumps(data, indent=1) + "\n")
+        with editing_index() as models:
+            for entry in models:
+                if entry["name"] == name:
+                    entry["coverage"] = " ".join(parts) or "not measured"
+                    entry.pop("more_coverage", None)
         print(name, " ".join(parts) or "not measured")
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from up_gnnplan.compare import natural_key
+from up_gnnplan.models_zoo import editing_index
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "benchmarks"
@@ -207,14 +208,12 @@ def record_coverage(name: str, folder: Path, spec: Spec, timeout: float) -> str:
     text = (f"{what}, {timeout:g} s each: "
             + ", ".join(f"{e} {solved[e]}/{tasks}" for e in engines)
             + f". Per-task results: benchmarks/zoo/eval/{name}/summary.md")
-    index = ROOT / "up_gnnplan" / "models_zoo" / "index.json"
-    data = json.loads(index.read_text())
-    for entry in data["models"]:
-        if spec.model and entry["name"] == spec.model:
-            entry.setdefault("more_coverage", {})[name] = text
-        elif entry["name"] == name:
-            entry["coverage"] = text
-    index.write_text(json.dumps(data, indent=1) + "\n")
+    with editing_index() as models:
+        for entry in models:
+            if spec.model and entry["name"] == spec.model:
+                entry.setdefault("more_coverage", {})[name] = text
+            elif entry["name"] == name:
+                entry["coverage"] = text
     return text
 
 

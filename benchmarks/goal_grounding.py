@@ -280,9 +280,10 @@ def _tracked(path: Path) -> bool:
 
 def record(args) -> None:
     """Write the figures of ``table`` into the index entries of the shipped ``MODEL-grounding`` models."""
+    from up_gnnplan.models_zoo import editing_index
+
     summary = json.loads((OUT / "table.json").read_text()) if (OUT / "table.json").is_file() else {}
     timed = json.loads((OUT / "speed.json").read_text()) if (OUT / "speed.json").is_file() else {}
-    index = ROOT / "up_gnnplan" / "models_zoo" / "index.json"
     for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
         parts = []
         for key, row in summary.items():
@@ -299,12 +300,11 @@ def record(args) -> None:
                          f"{row['lama-quantified']}/{row['tasks']}; V/{row['cost_ratio_of']} {ratio}; speed-up {speed}"
                          f" (at least {bound} counting LAMA-first's timeouts"
                          + ("; both in one run)" if one_run else "; LAMA-first's times from another run)"))
-        data = json.loads(index.read_text())
-        for entry in data["models"]:
-            if entry["name"] == f"{model}-grounding":
-                entry["coverage"] = ("; ".join(parts) + ". Per-task results: benchmarks/results/goal_grounding/"
-                                     if parts else "not measured")
-        index.write_text(json.dumps(data, indent=1) + "\n")
+        with editing_index() as models:
+            for entry in models:
+                if entry["name"] == f"{model}-grounding":
+                    entry["coverage"] = ("; ".join(parts) + ". Per-task results: benchmarks/results/goal_grounding/"
+                                         if parts else "not measured")
 
 
 def tests_of(domain: str, split: str) -> tuple[Path, list[Path]]:

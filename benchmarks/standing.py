@@ -390,33 +390,33 @@ def record_standing(trained: dict, solved: dict, counts: dict, folders: dict) ->
     report's rows, beside LAMA-first and WL-GOOSE. A model whose default-mode rows were taken with
     another file gets none (its ``standing`` is removed).
     """
-    index = ZOO / "index.json"
-    data = json.loads(index.read_text())
-    by_file = {entry["file"]: entry for entry in data["models"]}
-    day = time.strftime("%Y-%m-%d")
-    for base, row in trained.items():
-        sets = [*row["sets"], *(n for n in SCALED if n.removesuffix("-scaled") == base and n in solved)]
-        for file in row["gnnplan"]:
-            entry = by_file.get(file)
-            if entry is None:
-                continue
-            if row["rows_named"]:
-                entry.pop("standing", None)
-                continue
-            parts = []
-            for name in sets:
-                figures = solved.get(name, {})
-                if "gnnplan" not in figures:
+    from up_gnnplan.models_zoo import editing_index
+
+    with editing_index() as models:
+        by_file = {entry["file"]: entry for entry in models}
+        day = time.strftime("%Y-%m-%d")
+        for base, row in trained.items():
+            sets = [*row["sets"], *(n for n in SCALED if n.removesuffix("-scaled") == base and n in solved)]
+            for file in row["gnnplan"]:
+                entry = by_file.get(file)
+                if entry is None:
                     continue
-                n = counts[name]
-                peers = ", ".join(f"{ENGINES[label][1]} {figures[label]}/{n}" for label in ("lama-first", "wl-goose")
-                                  if label in figures)
-                rows = folders[(name, "gnnplan")].relative_to(ROOT)
-                parts.append(f"{name} ({n} tasks): {figures['gnnplan']}/{n}; {peers} (rows: {rows}/)")
-            if parts:
-                entry["standing"] = (f"the engine's default mode, 60 s per task (benchmarks/standing.py report of {day}): "
-                                     + "; ".join(parts))
-    index.write_text(json.dumps(data, indent=1) + "\n")
+                if row["rows_named"]:
+                    entry.pop("standing", None)
+                    continue
+                parts = []
+                for name in sets:
+                    figures = solved.get(name, {})
+                    if "gnnplan" not in figures:
+                        continue
+                    n = counts[name]
+                    peers = ", ".join(f"{ENGINES[label][1]} {figures[label]}/{n}" for label in ("lama-first", "wl-goose")
+                                      if label in figures)
+                    rows = folders[(name, "gnnplan")].relative_to(ROOT)
+                    parts.append(f"{name} ({n} tasks): {figures['gnnplan']}/{n}; {peers} (rows: {rows}/)")
+                if parts:
+                    entry["standing"] = (f"the engine's default mode, 60 s per task (benchmarks/standing.py report of {day}): "
+                                         + "; ".join(parts))
 
 
 def training_lines(trained: dict[str, dict]) -> list[str]:

@@ -185,7 +185,7 @@ def test(args) -> None:
 def ship(args) -> None:
     from standing import rows_of, source
     from up_gnnplan.compare import read_results
-    from up_gnnplan.models_zoo import keep_as, zoo_dir
+    from up_gnnplan.models_zoo import editing_index, keep_as
 
     path = marks_of(args.domain, args.head)[args.mark]
     tested = chosen_epochs(args.domain, args.head)[args.mark][1]
@@ -208,13 +208,11 @@ def ship(args) -> None:
     if args.keep_as:
         keep_as(base(args.domain), args.keep_as)
     run(["gnnplan", "export", path, "-o", path.with_name(f"{path.stem}-shipped.onnx"), "--ship", base(args.domain)], LOG)
-    index = zoo_dir() / "index.json"
-    data = json.loads(index.read_text())
-    for entry in data["models"]:
-        if entry["name"] == base(args.domain):
-            entry["coverage"] = " ".join(parts) or "not measured"
-            entry.pop("more_coverage", None)
-    index.write_text(json.dumps(data, indent=1) + "\n")
+    with editing_index() as models:
+        for entry in models:
+            if entry["name"] == base(args.domain):
+                entry["coverage"] = " ".join(parts) or "not measured"
+                entry.pop("more_coverage", None)
     print(args.domain, " ".join(parts))
 
 

@@ -557,8 +557,8 @@ def export(checkpoint, output, check, ship_name):
 @click.option("--grounding-model", help="Mode ground: a goal-grounding model's name or ONNX file (default: the shipped "
                                         "one of the domain).")
 @click.option("--no-static-filter", is_flag=True,
-              help="Mode ground: let the model bind a variable even where a static goal atom (a colour) or an "
-                   "inequality rules the object out.")
+              help="Mode ground: let the model bind a variable even where a static goal atom (a colour), an "
+                   "inequality or an invariant of the domain (one ball in two rooms) rules the object out.")
 @click.option("--planner", type=click.Choice(PLANNERS), default="lama-first", show_default=True,
               help="Mode ground: who solves the ground problem (Fast Downward's LAMA-first, or gnnplan's auto mode "
                    "with the domain's model).")
@@ -649,7 +649,8 @@ def solve(files, example, model, mode, fallback, timeout, memory_mb, device, max
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False), metavar="DOMAIN PROBLEM")
 @click.option("--grounding-model", help="A goal-grounding model's name or ONNX file (default: the shipped one).")
 @click.option("--no-static-filter", is_flag=True,
-              help="Let the model bind a variable even where a static goal atom or an inequality rules it out.")
+              help="Let the model bind a variable even where a static goal atom, an inequality or an invariant of "
+                   "the domain (one ball in two rooms) rules it out.")
 @click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True,
               help="Keep the BEAM best partial bindings by the model's value at each step and take the ground goal "
                    "with the least FF value of the ground problem (1: the greedy binding).")

@@ -9,6 +9,8 @@ finds its model, and a model is never applied to a domain it was not trained for
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +28,21 @@ def entries() -> list[dict]:
     if not index.is_file():
         return []
     return json.loads(index.read_text())["models"]
+
+
+@contextmanager
+def editing_index() -> Iterator[list[dict]]:
+    """Yield the shipped models' entries to change in place (developers: benchmark scripts record
+    figures in them); they are written back, sorted by name, when the block ends without error."""
+    models = entries()
+    yield models
+    write_index(models)
+
+
+def write_index(models: list[dict]) -> None:
+    """Write ``models`` as the shipped models' index, sorted by name."""
+    (zoo_dir() / "index.json").write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1)
+                                          + "\n")
 
 
 ACTION_HEADS = ("logits", "q", "both")  # heads that score actions ("both" also values states)
@@ -94,7 +111,6 @@ def keep_value_model(name: str) -> None:
 def keep_as(name: str, kept: str) -> None:
     """Rename the shipped model ``name`` to ``kept`` (developers: before another model ships as
     ``name``; an older model named ``kept`` goes)."""
-    index = zoo_dir() / "index.json"
     models = entries()
     entry = next((m for m in models if m["name"] == name), None)
     if entry is None:
@@ -104,8 +120,7 @@ def keep_as(name: str, kept: str) -> None:
     entry.pop("standing", None)  # the standing comparison's figures belong to the model the default mode picks
     if heads_of(entry) not in ACTION_HEADS:
         entry["head"] = "value"
-    models = [m for m in models if m is entry or m["name"] != kept]
-    index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
+    write_index([m for m in models if m is entry or m["name"] != kept])
 
 
 def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
@@ -156,7 +171,5 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
         if same_weights or (previous and previous["training"] == entry["training"]):
             # The same weights: the record and the coverage measured with the earlier file stand.
             entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage", "standing") if k in previous})
-    index = zoo_dir() / "index.json"
-    models = [m for m in entries() if m["name"] != name] + [entry]
-    index.write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1) + "\n")
+    write_index([m for m in entries() if m["name"] != name] + [entry])
     return target

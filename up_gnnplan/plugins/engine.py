@@ -41,7 +41,8 @@ credits; options arrive from ``params={...}`` and are checked when the engine is
 - ``device``: ``auto`` (CUDA when onnxruntime-gpu offers it, else the CPU), ``cpu`` or ``cuda``;
 - mode ``ground`` (Funkquist et al. 2024) binds an existential goal with a goal-grounding model
   (``grounding_model``: a name or file; default: the shipped one of the domain), dropping
-  bindings that break a static atom or an inequality unless ``static_filter`` is False, then
+  bindings that break a static atom or an inequality, or that ask two atoms an invariant of the
+  domain never lets hold together (one ball in two rooms), unless ``static_filter`` is False, then
   solves the ground problem with ``planner`` (``lama-first``: Fast Downward through
   up-fast-downward; ``gnnplan``: this engine's auto mode with the domain's value or policy
   model), trying up to ``max_groundings`` bindings while the planner proves them unsolvable
