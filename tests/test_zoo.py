@@ -123,3 +123,25 @@ def test_the_index_is_strict_json():
         raise ValueError(f"index.json holds {constant}")
 
     json.loads((Path(zoo.__file__).parent / "index.json").read_text(), parse_constant=refuse)
+
+
+def test_index_edits_and_keep_as_write_one_sorted_index(tmp_path, monkeypatch):
+    import json
+
+    import up_gnnplan.models_zoo as zoo
+
+    monkeypatch.setattr(zoo, "zoo_dir", lambda: tmp_path)
+    (tmp_path / "b.onnx").write_bytes(b"b")
+    zoo.write_index([{"name": "b", "file": "b.onnx", "head": "logits", "standing": "29/30"},
+                     {"name": "a", "file": "a.onnx", "head": "value"}])
+    with zoo.editing_index() as models:
+        next(m for m in models if m["name"] == "a")["coverage"] = "3/3"
+    assert [m["name"] for m in zoo.entries()] == ["a", "b"] and zoo.entries()[0]["coverage"] == "3/3"
+    with pytest.raises(RuntimeError), zoo.editing_index() as models:
+        models.clear()
+        raise RuntimeError("a failed edit")
+    assert len(zoo.entries()) == 2  # an edit that fails writes nothing
+    zoo.keep_as("b", "b-old")  # renamed with its file; the standing figures belong to the model that replaces it
+    kept = json.loads((tmp_path / "index.json").read_text())["models"]
+    assert [m["name"] for m in kept] == ["a", "b-old"] and (tmp_path / "b-old.onnx").read_bytes() == b"b"
+    assert "standing" not in kept[1] and kept[1]["file"] == "b-old.onnx"
