@@ -61,7 +61,9 @@ SETS = {"logistics": ("logistics-large", "logistics-larger"),
         "transport": ("transport", "transport-larger", "transport-scaled"),
         "blocksworld": ("blocksworld", "blocksworld-large"), "ferry": ("ferry", "ferry-scaled"),
         "rovers": ("rovers", "rovers-scaled"), "sokoban": ("sokoban", "sokoban-scaled"),
-        "satellite": ("satellite", "satellite-scaled")}
+        "satellite": ("satellite", "satellite-scaled"), "floortile": ("floortile", "floortile-scaled"),
+        "miconic": ("miconic", "miconic-scaled"), "childsnack": ("childsnack", "childsnack-scaled"),
+        "spanner": ("spanner", "spanner-scaled")}
 
 
 # The judge problems of --judge policy: (generator, size parameters, count), seed JUDGE_SEED; 2-3x the
@@ -80,7 +82,17 @@ JUDGE = {"blocksworld": ("blocksworld", (({"blocks": 12}, 2), ({"blocks": 16}, 2
          "sokoban": ("sokoban", (({"grid_size": 12, "boxes": 2}, 2), ({"grid_size": 14, "boxes": 3}, 2))),
          # Satellite's: 3 satellites, 4 instruments, 1 mode, 4 directions; the scaled set starts at 3x.
          "satellite": ("satellite", (({"satellites": 3, "instruments": 8, "modes": 1, "directions": 8}, 2),
-                                     ({"satellites": 4, "instruments": 10, "modes": 1, "directions": 10}, 2)))}
+                                     ({"satellites": 4, "instruments": 10, "modes": 1, "directions": 10}, 2))),
+         # Floortile's: a 4x3 grid with 1 robot; the scaled set starts at 7x5 with 2.
+         "floortile": ("floortile", (({"rows": 5, "columns": 4, "robots": 1}, 2), ({"rows": 6, "columns": 4, "robots": 2}, 2))),
+         # Miconic's: 7 passengers, 14 floors; the scaled set starts at 21 and 42.
+         "miconic": ("miconic", (({"passengers": 14, "floors": 28}, 2), ({"passengers": 18, "floors": 36}, 2))),
+         # Childsnack's: 4 children, none allergic, 1 tray, 4 sandwiches; the scaled set starts at 12 children.
+         "childsnack": ("childsnack", (({"children": 8, "allergic_children": 5, "trays": 2, "sandwiches": 8}, 2),
+                                       ({"children": 10, "allergic_children": 6, "trays": 2, "sandwiches": 10}, 2))),
+         # Spanner's: 8 spanners, 4 nuts, 9 locations; the scaled set starts at 24, 12, 27.
+         "spanner": ("spanner", (({"spanners": 16, "nuts": 8, "locations": 18}, 2),
+                                 ({"spanners": 20, "nuts": 10, "locations": 22}, 2)))}
 JUDGE_SEED = 4242
 # Problems labelled along optimal plans and trained on (as many again choose the epoch with the
 # judge), where the shipped model had more than action_heads.py's 3: Rovers' was trained on 13.
