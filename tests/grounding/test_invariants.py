@@ -110,3 +110,23 @@ def test_the_filter_never_binds_two_variables_to_one_block_on_two_others(tmp_pat
         (("x1", "a"), ("x2", "b")), (("x1", "b"), ("x2", "a"))]  # only the two bindings that can hold
     without = [g.binding for g in make_binder(prob, str(model), static_filter=False).bindings()]
     assert {"x1": "a", "x2": "a"} in without  # the paper's binding, the model alone, may propose it
+
+
+@pytest.mark.parametrize("default, found", [(False, True), (True, False)])
+def test_a_fluent_true_by_default_takes_no_part(default, found):
+    from unified_planning.shortcuts import BoolType, Fluent, InstantaneousAction, Object, Problem, UserType
+
+    ball, room = UserType("ball"), UserType("room")
+    at = Fluent("at", BoolType(), b=ball, r=room)
+    prob = Problem("p")
+    prob.add_fluent(at, default_initial_value=default)  # true by default: every ball in every room
+    b1, r1, r2 = Object("b1", ball), Object("r1", room), Object("r2", room)
+    prob.add_objects([b1, r1, r2])
+    move = InstantaneousAction("move", b=ball, frm=room, to=room)
+    move.add_precondition(at(move.b, move.frm))
+    move.add_effect(at(move.b, move.to), True)
+    move.add_effect(at(move.b, move.frm), False)
+    prob.add_action(move)
+    prob.set_initial_value(at(b1, r1), True)
+    prob.add_goal(at(b1, r2))
+    assert ("at most one of (at k _)" in shown(prob)) == found

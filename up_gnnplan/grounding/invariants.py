@@ -84,7 +84,11 @@ class Mutexes:
         schemas = [_schema(action) for action in problem.actions]
         if any(schema is None for schema in schemas):
             return cls([])  # durative or other actions: nothing is claimed
-        boolean = {f.name for f in problem.fluents if f.type.is_bool_type()}
+        # A fluent true by default holds for every object not listed: no at-most-one can be read off the
+        # explicit initial values then, so it takes no part.
+        defaults = getattr(problem, "fluents_defaults", {})
+        boolean = {f.name for f in problem.fluents if f.type.is_bool_type()
+                   and not (f in defaults and defaults[f].is_true())}
         changed = {atom.name for schema in schemas for atom in schema.adds + schema.deletes}
         arity = {f.name: f.arity for f in problem.fluents}
         initial = _initial_atoms(problem, boolean)
