@@ -240,6 +240,10 @@ def ship(args) -> None:
             for domain in (d for d, m in MODEL_OF.items() if m == model):
                 for split in TEST_SEEDS:
                     _promote(OUT / domain / split, tag.removeprefix("@"), f"before-{args.run}")
+    # The figures recorded are the new shipped rows': the tables again after the folders moved
+    # (the replaced model's ``speed`` run is ``speed@before-NAME`` now, out of ``speed.json``).
+    table(args)
+    speed_table()
     record(args)
 
 
@@ -449,13 +453,18 @@ def speed(args) -> None:
     then (2026-11-25: two runs of the same bindings on Delivery's lama set differed 2x); this one is a
     ratio taken in one run, the two engines alternating on the same tasks.
     """
-    from up_gnnplan.compare import read_results
-
     for domain in args.domains:
         domain_file, problems = tests_of(domain, args.set)
         run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", "--engine", "fast-downward",
              "--engine-param", f"gnnplan:grounding_model={MODEL_OF[domain]}-grounding", "--timeout", args.timeout,
              "--no-plots", "-o", OUT / domain / args.set / "speed", "--resume"])
+    speed_table()
+
+
+def speed_table() -> None:
+    """Write ``speed.md`` and ``speed.json`` from every ``DOMAIN/SET/speed/`` run there is."""
+    from up_gnnplan.compare import read_results
+
     lines = ["| domain | set | tasks | mode ground | LAMA-first on the quantified goal | speed-up (both solved) | "
              "speed-up, LAMA-first's timeouts as the limit | median s, mode ground | median s, LAMA-first |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
