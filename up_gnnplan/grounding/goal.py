@@ -67,7 +67,7 @@ class QuantifiedGoal:
         """Return the goal of a UP problem; raise :class:`GoalGroundingError` outside the fragment."""
         ground, variables, atoms, distinct = [], [], [], []
         for goal in problem.goals:
-            for conjunct in _conjuncts(goal):
+            for conjunct in conjuncts(goal):
                 if conjunct.is_exists():
                     _read_exists(conjunct, variables, atoms, distinct)
                 elif _free_of_variables(conjunct):
@@ -211,10 +211,11 @@ class QuantifiedGoal:
         return f"(and {ground} (exists ({names}) (and {body})))".replace("( ", "(").replace("  ", " ")
 
 
-def _conjuncts(node):
+def conjuncts(node):
+    """Yield the conjuncts of ``node`` (a UP expression), nested ``And`` flattened."""
     if node.is_and():
         for arg in node.args:
-            yield from _conjuncts(arg)
+            yield from conjuncts(arg)
     else:
         yield node
 
@@ -226,7 +227,7 @@ def _free_of_variables(node) -> bool:
 def _read_exists(node, variables: list, atoms: list, distinct: list) -> None:
     """Flatten ``exists`` (nested ones included) into variables, atoms and inequalities."""
     variables.extend(node.variables())
-    for part in _conjuncts(node.arg(0)):
+    for part in conjuncts(node.arg(0)):
         if part.is_exists():
             _read_exists(part, variables, atoms, distinct)
         elif part.is_fluent_exp():

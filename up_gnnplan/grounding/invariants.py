@@ -30,6 +30,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
 
+from up_gnnplan.grounding.goal import conjuncts, static_facts
+
 MAX_PARTS = 4  # parts of one candidate: the groups of the paper's domains have two or three
 MAX_CANDIDATES = 2000  # candidates checked per domain, so a large domain stays cheap
 
@@ -91,7 +93,7 @@ class Mutexes:
                    and not (f in defaults and defaults[f].is_true())}
         changed = {atom.name for schema in schemas for atom in schema.adds + schema.deletes}
         arity = {f.name: f.arity for f in problem.fluents}
-        initial = _initial_atoms(problem, boolean)
+        initial = static_facts(problem, boolean)  # the true initial atoms of those fluents
         found, seen, queue = [], set(), []
         for name in sorted(changed & boolean):
             for position in [None, *range(arity[name])]:
@@ -143,7 +145,7 @@ def _schema(action) -> _Schema | None:
         (adds if effect.value.is_true() else deletes).append(atom)
     requires, distinct = set(), set()
     for precondition in action.preconditions:
-        for part in _conjuncts(precondition):
+        for part in conjuncts(precondition):
             atom = _atom(part) if part.is_fluent_exp() else None
             if atom is not None:
                 requires.add(atom)
@@ -191,7 +193,7 @@ def _may_be_equal(key_a: tuple, key_b: tuple, distinct: set) -> bool:
     return (a, b) not in distinct
 
 
-def _holds_initially(invariant: Invariant, initial: list[tuple]) -> bool:
+def _holds_initially(invariant: Invariant, initial: set[tuple]) -> bool:
     counts = defaultdict(int)
     for name, args in initial:
         key = invariant.key(name, args)
@@ -205,22 +207,6 @@ def _holds_initially(invariant: Invariant, initial: list[tuple]) -> bool:
 def _strongest(found: list[Invariant]) -> list[Invariant]:
     """Drop invariants whose parts another's contain: the larger one says all they say, and more."""
     return [inv for inv in found if not any(inv.parts < other.parts for other in found)]
-
-
-def _initial_atoms(problem, boolean: set) -> list[tuple]:
-    atoms = []
-    for atom, value in problem.explicit_initial_values.items():
-        if atom.is_fluent_exp() and atom.fluent().name in boolean and value.is_true():
-            atoms.append((atom.fluent().name, tuple(arg.object().name for arg in atom.args)))
-    return atoms
-
-
-def _conjuncts(node):
-    if node.is_and():
-        for arg in node.args:
-            yield from _conjuncts(arg)
-    else:
-        yield node
 
 
 def _term(arg):
