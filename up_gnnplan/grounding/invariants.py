@@ -38,9 +38,9 @@ MAX_CANDIDATES = 2000  # candidates checked per domain, so a large domain stays 
 
 @dataclass(frozen=True)
 class Invariant:
-    """At most one true atom of ``parts`` per key object (``parts``: (predicate, key position or None))."""
+    """At most one true atom of ``parts`` per key object, or in all (parts with no key position)."""
 
-    parts: frozenset  # (predicate, key position or None, arity)
+    parts: frozenset  # (predicate, key position or None, arity); all parts keyed, or none
 
     def key(self, name: str, args: tuple):
         """Return the key of the atom ``name(args)`` if it belongs to this invariant (``()``: no key), else None."""
