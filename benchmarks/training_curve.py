@@ -293,8 +293,8 @@ def judged_epochs(head: str) -> list[str]:
     lines = ["## How often an epoch's policy works (policy-judged runs)", "",
              "Per epoch the judge runs the greedy policy on its generated problems (`JUDGE`, larger than training); "
              "the epochs of the whole run by how many of them their policy solved, over the first and the second half "
-             "of the run, and the count of every epoch in order. One run and one seed per curve: how often other seeds "
-             "work is not measured here.", "",
+             "of the run, and the count of every epoch in order. One seed per run; the runs named `@seedN` repeat "
+             "another run with seed N (its other settings the same).", "",
              "| run | epochs | judge problems | all solved | none solved | all solved, first half | all solved, second half "
              "| solved per epoch |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     from safetensors import safe_open
