@@ -48,8 +48,17 @@ def runtime_outputs(runtime, states: list[StateInput], action_feed: dict) -> dic
 
 def _error(got: np.ndarray, expected: np.ndarray) -> float:
     """The largest |got - expected| / max(1, |expected|): absolute near zero, relative above 1, as
-    float32 rounding grows with the values (random states can score an action in the thousands)."""
-    return float((np.abs(got - expected) / np.maximum(1.0, np.abs(expected))).max(initial=0.0))
+    float32 rounding grows with the values (random states can score an action in the thousands).
+
+    A value far below the largest of its batch is compared on a thousandth of that largest value
+    instead: random states drive a trained model's scores up to 1e17, where float32 cancellation
+    alone moves a score of 6e4 by 2e-4 of itself (a 30-minute Satellite model, 2026-11-26), while
+    an export fault shows on the batch's own scale."""
+    if expected.size == 0:
+        return 0.0
+    magnitude = np.abs(expected)
+    scale = np.maximum(np.maximum(1.0, magnitude), 1e-3 * magnitude.max())
+    return float((np.abs(got - expected) / scale).max())
 
 
 def check_parity(model, encoding, path, tolerance: float = 1e-4, seed: int = 0) -> float:
