@@ -392,31 +392,34 @@ def record_standing(trained: dict, solved: dict, counts: dict, folders: dict) ->
     """
     from up_gnnplan.models_zoo import editing_index
 
+    day = time.strftime("%Y-%m-%d")
+    standing = {}  # file -> its figures, or None where its rows were taken with another file
+    for base, row in trained.items():
+        sets = [*row["sets"], *(n for n in SCALED if n.removesuffix("-scaled") == base and n in solved)]
+        parts = []
+        for name in sets:
+            figures = solved.get(name, {})
+            if "gnnplan" not in figures:
+                continue
+            n = counts[name]
+            peers = ", ".join(f"{ENGINES[label][1]} {figures[label]}/{n}" for label in ("lama-first", "wl-goose")
+                              if label in figures)
+            rows = folders[(name, "gnnplan")].relative_to(ROOT)
+            parts.append(f"{name} ({n} tasks): {figures['gnnplan']}/{n}; {peers} (rows: {rows}/)")
+        for file in row["gnnplan"]:
+            if row["rows_named"]:
+                standing[file] = None
+            elif parts:
+                standing[file] = (f"the engine's default mode, 60 s per task (benchmarks/standing.py report of {day}): "
+                                  + "; ".join(parts))
     with editing_index() as models:
-        by_file = {entry["file"]: entry for entry in models}
-        day = time.strftime("%Y-%m-%d")
-        for base, row in trained.items():
-            sets = [*row["sets"], *(n for n in SCALED if n.removesuffix("-scaled") == base and n in solved)]
-            for file in row["gnnplan"]:
-                entry = by_file.get(file)
-                if entry is None:
-                    continue
-                if row["rows_named"]:
-                    entry.pop("standing", None)
-                    continue
-                parts = []
-                for name in sets:
-                    figures = solved.get(name, {})
-                    if "gnnplan" not in figures:
-                        continue
-                    n = counts[name]
-                    peers = ", ".join(f"{ENGINES[label][1]} {figures[label]}/{n}" for label in ("lama-first", "wl-goose")
-                                      if label in figures)
-                    rows = folders[(name, "gnnplan")].relative_to(ROOT)
-                    parts.append(f"{name} ({n} tasks): {figures['gnnplan']}/{n}; {peers} (rows: {rows}/)")
-                if parts:
-                    entry["standing"] = (f"the engine's default mode, 60 s per task (benchmarks/standing.py report of {day}): "
-                                         + "; ".join(parts))
+        for entry in models:
+            if entry["file"] not in standing:
+                continue
+            if standing[entry["file"]] is None:
+                entry.pop("standing", None)
+            else:
+                entry["standing"] = standing[entry["file"]]
 
 
 def training_lines(trained: dict[str, dict]) -> list[str]:
