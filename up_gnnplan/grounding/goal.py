@@ -116,6 +116,11 @@ class QuantifiedGoal:
             self.binding + ((variable, obj),),
         )
 
+    def ground_atoms(self) -> list[GoalAtom]:
+        """Return the positive atoms of the goal's ground part (outside the ``exists``)."""
+        return [GoalAtom(g.fluent(), tuple(arg.object() for arg in g.args)) for g in self.ground
+                if g.is_fluent_exp() and all(arg.is_object_exp() for arg in g.args)]
+
     def entailed(self, objects: Iterable) -> tuple | None:
         """Return a free variable and an object whose binding adds nothing to the goal, or None.
 
@@ -125,8 +130,7 @@ class QuantifiedGoal:
         ``c'``, and so V*(s; G[x=c]) is the least of them. Without inequalities, two variables asking the same of an object can share it
         (``(blue ?x) (clear ?x) (blue ?y) (clear ?y)`` with ``?x`` bound to ``b4``: ``?y = b4``).
         """
-        held = {GoalAtom(g.fluent(), tuple(arg.object() for arg in g.args))  # the goal's ground atoms ask it too
-                for g in self.ground if g.is_fluent_exp() and all(arg.is_object_exp() for arg in g.args)}
+        held = set(self.ground_atoms())  # the goal's ground atoms ask it too
         for variable in self.variables:
             mine = [a for a in self.atoms if variable in a.variables()]
             rest = {a for a in self.atoms if variable not in a.variables()} | held
@@ -169,10 +173,8 @@ class QuantifiedGoal:
                 if (atom.fluent.name, tuple(t.name for t in atom.terms)) not in static_facts:
                     reasons.append(f"{atom} is static and false")
         if mutexes is not None and mutexes.invariants:
-            held = [(a.fluent.name, tuple(t.name for t in a.terms)) for a in self.atoms if not a.variables()]
-            held += [(g.fluent().name, tuple(arg.object().name for arg in g.args)) for g in self.ground
-                     if g.is_fluent_exp() and all(arg.is_object_exp() for arg in g.args)]
-            reasons.extend(mutexes.conflicts(held))
+            bound = [a for a in self.atoms if not a.variables()] + self.ground_atoms()
+            reasons.extend(mutexes.conflicts([(a.fluent.name, tuple(t.name for t in a.terms)) for a in bound]))
         return reasons
 
     def expression(self, environment):
