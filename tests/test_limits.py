@@ -237,3 +237,86 @@ def test_uninterruptible_work_is_not_started_with_less_time_left_than_it_took():
 def test_uninterruptible_work_runs_while_time_is_left():
     sleep = Uninterruptible(Limits(5.0, 0), "sleeping")
     assert [sleep(lambda: i, f"run {i}") for i in range(3)] == [0, 1, 2]
+
+
+# -- helpers that ground the whole task: built only where they fit -----------------------------
+
+ALL_MODES = ["auto", "policy", "gbfs", "action-policy", "policy-best-first", "dual-gbfs", "dual-policy-best-first"]
+
+
+@pytest.mark.parametrize("mode", ALL_MODES)
+def test_every_mode_keeps_a_short_limit_on_400_blocks(blocks400, mode):
+    """Grounding FF for 400 blocks (about 320,000 actions) takes over a minute; the time limit holds
+    in every mode all the same, since the build is refused or stopped before it breaks the limit."""
+    message = solve_within(blocks400, mode, seconds=3.0)
+    assert "time limit of 3 s reached" in message, message
+
+
+def test_ff_is_left_out_where_its_grounding_exceeds_the_time_share(blocks400):
+    from up_gnnplan.search.ff import build_within
+
+    task = load_task(*blocks400)
+    start = time.perf_counter()
+    heuristic, note = build_within(task, Limits(3.0, 0))
+    assert heuristic is None and time.perf_counter() - start < 1.0
+    assert "about 320,800 actions" in note and "share of the time left" in note, note
+
+
+def test_ff_is_left_out_where_its_grounding_exceeds_the_memory_left(blocks400):
+    from up_gnnplan.search.ff import build_within
+
+    task = load_task(*blocks400)
+    heuristic, note = build_within(task, Limits(None, int(resident_mb() + 300)))
+    assert heuristic is None and "MB left under the memory limit" in note, note
+
+
+def test_ff_is_built_where_it_fits(blocks_states):
+    from up_gnnplan.search.ff import build_within
+
+    task = blocks_states[0]
+    heuristic, note = build_within(task, Limits(30.0, 0))
+    assert heuristic is not None and note == ""
+    assert heuristic(task.initial_state()) > 0
+
+
+def test_a_trial_build_is_stopped_at_its_time_share(tmp_path):
+    """A task whose FF grounding is slow far beyond its number of actions (a Sokoban grid, where
+    the estimate is in the thousands) is tried in a child process and stopped there."""
+    from up_gnnplan.search import ff
+
+    folder = tmp_path / "sokoban"
+    (problem,) = generate("sokoban", folder, count=1, seed=0, grid_size=20, boxes=8)
+    task = load_task(folder / "domain.pddl", problem)
+    start = time.perf_counter()
+    seconds, why = ff._trial_build(task, 0.2, None)
+    assert seconds is None and "took more than 0.2 s" in why
+    assert time.perf_counter() - start < 0.7
+
+
+def test_the_estimate_of_ground_actions_follows_static_preconditions(tmp_path):
+    from up_gnnplan.problems.size import estimate_ground_actions
+
+    for blocks in (10, 40):
+        folder = tmp_path / f"b{blocks}"
+        (problem,) = generate("blocksworld", folder, count=1, seed=0, blocks=blocks)
+        assert estimate_ground_actions(load_pddl(folder / "domain.pddl", problem)) == 2 * blocks * blocks + 2 * blocks
+    folder = tmp_path / "sokoban"
+    (problem,) = generate("sokoban", folder, count=1, seed=0, grid_size=13, boxes=4)
+    cells = 13 * 13
+    estimate = estimate_ground_actions(load_pddl(folder / "domain.pddl", problem))
+    assert estimate < cells * cells  # adjacency keeps a small share of the cell pairs
+
+
+def test_the_command_line_limit_counts_from_the_process_start(blocks400):
+    """``--timeout`` counts from the start of the command, the interpreter's and the imports'
+    seconds included: the whole process ends within the promise."""
+    import subprocess
+    import sys
+
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "up_gnnplan.cli", "solve", *map(str, blocks400), "--timeout", "3"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    seconds = time.perf_counter() - start
+    assert done.returncode == EXIT_LIMIT, done.stdout + done.stderr
+    assert seconds <= allowed(3.0) + 0.3, seconds  # 0.3 s: the interpreter's exit, after the command's last line

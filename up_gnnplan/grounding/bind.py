@@ -122,6 +122,7 @@ class GoalBinder:
         self.model_calls = 0
         self.seconds = 0.0
         self.relaxed: dict = {}  # binding key -> FF value of the ground problem (None: relaxed-unsolvable)
+        self._ff_out = False  # FF could not be built within the limits: the beam ranks by V alone
         self.beam_note = ""  # why the beam was narrowed to the greedy binding, or FF left out, if it was
         self.beam_narrowed = False
         self._root_children = None  # the first step's candidates: shared by the beam and the depth-first order
@@ -234,7 +235,11 @@ class GoalBinder:
             if not self._ff_affordable():  # the rest after the FF-ranked ones, in the model's order
                 unvalued.append(Grounding(goal, steps))
                 continue
-            relaxed = self.relaxed_cost(goal)
+            try:
+                relaxed = self.relaxed_cost(goal)
+            except _LeftOut:
+                unvalued.append(Grounding(goal, steps))
+                continue
             if relaxed is not None:
                 ranked.append((relaxed, value, Grounding(goal, steps)))
         ranked.sort(key=lambda item: item[:2])
@@ -246,6 +251,8 @@ class GoalBinder:
         FF for, nor with less time left than four times the slowest build so far."""
         from up_gnnplan.search.ff import MAX_INITIAL_ACTIONS
 
+        if self._ff_out:
+            return False
         if self._initial_actions is None:
             self._initial_actions = len(self.task.initial_state().generate_applicable_actions())
         if self._initial_actions > MAX_INITIAL_ACTIONS:
@@ -262,14 +269,22 @@ class GoalBinder:
     def relaxed_cost(self, goal: QuantifiedGoal) -> float | None:
         """The FF value of the initial state for the ground ``goal`` (None: no relaxed plan, unreachable)."""
         from up_gnnplan.problems.bridge import Task
-        from up_gnnplan.search.ff import FFHeuristic
+        from up_gnnplan.search.ff import FFHeuristic, build_within
 
         key = binding_key(goal)
         if key not in self.relaxed:
             start = time.perf_counter()
             check = self.limits.check if self.limits is not None else None
             task = Task(goal.with_goal_of(self.problem), self.task.source, check=check)
-            self.relaxed[key] = FFHeuristic(task, self.limits)(task.initial_state())
+            if self.limits is not None and not self.relaxed:  # the first build says whether any fits
+                heuristic, note = build_within(task, self.limits)
+                if heuristic is None:
+                    self._ff_out = True
+                    self.beam_note = f"{note}; the beam's bindings in the model's order"
+                    raise _LeftOut
+            else:
+                heuristic = FFHeuristic(task, self.limits)
+            self.relaxed[key] = heuristic(task.initial_state())
             self._slowest_ff = max(self._slowest_ff, time.perf_counter() - start)
             self.seconds += time.perf_counter() - start
         return self.relaxed[key]
@@ -280,6 +295,10 @@ class GoalBinder:
             return grounding
         raise GoalGroundingError("no binding of the goal's variables passes the static filter (a static atom or an "
                                  "inequality of the goal fails for every object); the goal cannot hold")
+
+
+class _LeftOut(Exception):
+    """FF of a ground goal was left out: building it would break a limit."""
 
 
 def binding_key(goal: QuantifiedGoal) -> frozenset:

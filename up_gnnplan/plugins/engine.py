@@ -236,6 +236,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         self.grounding = {name: values[name] for name in ("grounding_model", "static_filter", "planner", "max_groundings",
                                                               "binding_beam", "binding_entailment")}
         self._called_at = self._kind = None
+        self.clock_start = None  # a perf_counter value the next solve's limit counts from (default: its call)
         if self.device != "auto":  # an explicit device that this installation cannot provide is refused now
             from up_gnnplan.errors import GnnplanError
             from up_gnnplan.runtime.providers import providers_for
@@ -276,14 +277,17 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         return CREDITS
 
     def solve(self, problem, heuristic=None, timeout=None, output_stream=None, warm_start_plan=None, **kwargs):
-        """Solve ``problem``; the time limit counts from this call.
+        """Solve ``problem``; the time limit counts from this call, or from :attr:`clock_start` where
+        a caller set it (``gnnplan solve`` sets it to the command's start, so that reading the
+        files counts too; it holds for one solve).
 
         This is UP's ``OneshotPlannerMixin.solve`` with one change: a problem outside the
         supported fragment gets our message naming its features (and the file it came from)
         instead of UP's "cannot establish whether gnnplan can solve this problem".
         """
         check_timeout(timeout)
-        self._called_at = time.perf_counter()
+        self._called_at = self.clock_start if self.clock_start is not None else time.perf_counter()
+        self.clock_start = None
         try:
             self._kind = problem.kind
             if not self.skip_checks and not self.supports(self._kind) and self.error_on_failed_checks:
@@ -452,10 +456,12 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
 
         try:
-            heuristic, _ = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
+            heuristic, note = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
             estimate = heuristic(task.initial_state()) if heuristic is not None else None
         except LimitReached:  # the policy's own first check says so
             return self.max_steps
+        if heuristic is None:
+            messages.append((LogLevel.INFO, f"policy step limit {self.max_steps} (no FF estimate: {note})"))
         if estimate is None:
             return self.max_steps
         steps = min(self.max_steps, ASTRAY_FLOOR + math.ceil(self.astray_factor * estimate))
