@@ -10,10 +10,12 @@ dependency. ``pytest tests/test_bad_inputs.py -q`` counts the clear errors.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from pddl_cases import TYPED_BLOCKS, fixture
@@ -119,6 +121,131 @@ def load_derived(tmp_path):
     return load_pddl(write(tmp_path / "domain.pddl", DERIVED), write(tmp_path / "p.pddl", LIGHTS))
 
 
+# Dataset, checkpoint and training-state files are not trusted: what is wrong with one is said, and
+# numpy's and torch's advice to load it unsafely (pickles allowed) is never passed on.
+FOREIGN_ADVICE = ("allow_pickle", "weights_only", "Unpickler", "add_safe_globals")
+_BUILT: dict = {}
+
+
+def plain(message: str) -> str:
+    """Return ``message``, which must not pass on numpy's or torch's advice to unpickle."""
+    assert not [advice for advice in FOREIGN_ADVICE if advice in message], message
+    return message
+
+
+def small_dataset(tmp_path) -> Path:
+    """Write a real Blocksworld dataset (p02 and p03: 2 problems, 27 states) to ``valid.npz``; built once."""
+    if "dataset" not in _BUILT:
+        from up_gnnplan.datasets.build import build_dataset
+
+        _BUILT["dataset"] = build_dataset(BLOCKS, [example("blocksworld", p) for p in ("p02.pddl", "p03.pddl")])
+    return _BUILT["dataset"].save(tmp_path / "valid.npz")
+
+
+def bad_dataset(tmp_path, change) -> Path:
+    """Write ``bad.npz``: the small dataset with the arrays that ``change(arrays)`` returns replaced (None: removed)."""
+    with np.load(small_dataset(tmp_path)) as data:
+        arrays = {key: data[key] for key in data.files}
+    for key, value in change(arrays).items():
+        if value is None:
+            del arrays[key]
+        else:
+            arrays[key] = value
+    np.savez_compressed(tmp_path / "bad.npz", **arrays)
+    return tmp_path / "bad.npz"
+
+
+def edited(array, index, value):
+    array = array.copy()
+    array[index] = value
+    return array
+
+
+def newer(arrays):
+    meta = json.loads(str(arrays["meta"]))
+    meta["version"] = 99
+    return np.array(json.dumps(meta))
+
+
+def truncated(path, size=100) -> Path:
+    """Return ``cut.EXT`` beside ``path``: its first ``size`` bytes."""
+    cut = path.with_name("cut" + path.suffix)
+    cut.write_bytes(path.read_bytes()[:size])
+    return cut
+
+
+def train(tmp_path, data, *options) -> str:
+    return cli("train", data, "-o", tmp_path / "x.pt", "--max-epochs", "1", "--hidden", "4", "--layers", "1", *options)
+
+
+def small_checkpoint(tmp_path) -> Path:
+    pytest.importorskip("torch")
+    from up_gnnplan.training import TrainConfig
+    from up_gnnplan.training.checkpoint import build, save_checkpoint
+
+    config = TrainConfig(hidden=4, layers=1)
+    encoding, model = build(config, load_task(BLOCKS, P04).signature)
+    return save_checkpoint(tmp_path / "full.pt", model, encoding, config, {}, "blocksworld")
+
+
+class Custom:
+    """A class of this module alone: a checkpoint that pickles one must be refused, never unpickled."""
+
+
+def custom_checkpoint(tmp_path) -> Path:
+    torch = pytest.importorskip("torch")
+    torch.save({"format": "up-gnnplan-checkpoint", "config": Custom()}, tmp_path / "custom.pt")
+    return tmp_path / "custom.pt"
+
+
+def state_file(tmp_path, metadata=None) -> Path:
+    """Write a safetensors file of two tensors (not a training state unless ``metadata`` makes it look one)."""
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import save_file
+
+    save_file({"model/w": torch.zeros(16), "best/w": torch.ones(16)}, str(tmp_path / "run.safetensors"), metadata=metadata)
+    return tmp_path / "run.safetensors"
+
+
+def load_dataset(path):
+    from up_gnnplan.datasets import Dataset
+
+    return Dataset.load(path)
+
+
+def load_checkpoint(path):
+    from up_gnnplan.training.checkpoint import load_checkpoint
+
+    return load_checkpoint(path)
+
+
+# Each: (name, change(arrays) -> replaced arrays, what the message says after the file name). Every one
+# is a row through `gnnplan train` and one through Dataset.load.
+BAD_DATASETS = [
+    ("problem-out-of-range", lambda a: {"state_problem": edited(a["state_problem"], -1, 7)},
+     ["array 'state_problem' refers to problem 7, but the file holds 2 problems"]),
+    ("predicate-out-of-range", lambda a: {"fluent_pred": edited(a["fluent_pred"], 0, 99)},
+     ["array 'fluent_pred' refers to predicate 99, but the domain's signature has 5 predicates"]),
+    ("object-out-of-range", lambda a: {"goal_args": edited(a["goal_args"], (0, 1), 9)},
+     ["array 'goal_args' refers to object 9 (row 0, argument 2), but problem 0 ('p02') has 2 objects"]),
+    ("negative-object", lambda a: {"action_args": edited(a["action_args"], (0, 0), -1)},
+     ["array 'action_args' refers to object -1 (row 0, argument 1), but problem 0 ('p02') has 2 objects"]),
+    ("successor-out-of-range", lambda a: {"action_next": edited(a["action_next"], 0, 1000)},
+     ["array 'action_next' refers to state 1000, but the file holds 27 states"]),
+    ("offsets-past-the-end", lambda a: {"fluent_ptr": edited(a["fluent_ptr"], -1, a["fluent_ptr"][-1] + 5)},
+     ["array 'fluent_ptr' ends at", "but 'fluent_pred' holds"]),
+    ("array-missing", lambda a: {"fluent_ptr": None}, ["the file lacks array 'fluent_ptr'"]),
+    ("lengths-differ", lambda a: {"value": a["value"][:-1]},
+     ["array 'value' holds 26 entries, but 'state_problem' holds 27 (one per state)"]),
+    ("float-indices", lambda a: {"state_problem": a["state_problem"].astype(np.float32)},
+     ["array 'state_problem' holds float32, not integers"]),
+    ("nan-value", lambda a: {"value": edited(a["value"], 3, np.nan)}, ["array 'value' holds NaN (state 3)"]),
+    ("pickled-array", lambda a: {"fluent_pred": np.array([{}], dtype=object)},
+     ["array 'fluent_pred' holds a pickled (object) array, which up-gnnplan never loads"]),
+    ("newer-version", lambda a: {"meta": newer(a)}, ["version 99", "written by a newer up-gnnplan"]),
+]
+
+
 # Each row: (id, how to get the message, fragments it must contain). ``t`` is pytest's tmp_path, which
 # a fragment names as ``{tmp}``.
 CASES = [
@@ -179,6 +306,29 @@ CASES = [
      ["cut.pt", "lacks config"]),
     ("checkpoint-garbage", lambda t: cli("export", write(t / "x.pt", "garbage"), "-o", t / "m.onnx"),
      ["x.pt", "not a loadable checkpoint"]),
+    *[(f"dataset-{name}", lambda t, change=change: plain(train(t, bad_dataset(t, change))), ["bad.npz: ", *fragments])
+      for name, change, fragments in BAD_DATASETS],
+    *[(f"dataset-{name}-load", lambda t, change=change: plain(ours(lambda: load_dataset(bad_dataset(t, change)))),
+       ["bad.npz: ", *fragments]) for name, change, fragments in BAD_DATASETS],
+    ("dataset-truncated", lambda t: plain(train(t, truncated(small_dataset(t)))),
+     ["cut.npz: not a dataset file (.npz) of up-gnnplan", "truncated"]),
+    ("dataset-not-a-zip", lambda t: plain(ours(lambda: load_dataset(write(t / "d.npz", "state,value\n")))),
+     ["d.npz: not a dataset file (.npz) of up-gnnplan", "not a zip archive"]),
+    ("checkpoint-custom-class", lambda t: plain(cli("export", custom_checkpoint(t), "-o", t / "m.onnx")),
+     ["custom.pt: not a loadable checkpoint", "Custom, which is neither a tensor nor a plain value", "refuses to unpickle"]),
+    ("checkpoint-custom-class-load", lambda t: plain(ours(lambda: load_checkpoint(custom_checkpoint(t)))),
+     ["custom.pt: not a loadable checkpoint", "Custom", "refuses to unpickle"]),
+    ("checkpoint-truncated", lambda t: plain(cli("export", truncated(small_checkpoint(t)), "-o", t / "m.onnx")),
+     ["cut.pt: not a loadable checkpoint", "truncated"]),
+    ("checkpoint-empty", lambda t: plain(ours(lambda: load_checkpoint(write(t / "e.pt", "")))),
+     ["e.pt: not a loadable checkpoint", "empty"]),
+    ("state-garbage", lambda t: plain(train(t, small_dataset(t), "--state", write(t / "run.safetensors", "garbage"))),
+     ["run.safetensors: not a readable training state", "not a safetensors file"]),
+    ("state-truncated", lambda t: plain(train(t, small_dataset(t), "--state", truncated(state_file(t)))),
+     ["cut.safetensors: not a readable training state", "cut short"]),
+    ("state-without-its-entries", lambda t: plain(train(t, small_dataset(t), "--state", state_file(
+        t, {"format": "up-gnnplan-training-state", "version": "1"}))),
+     ["run.safetensors: damaged training state", "lacks header entry 'config'", "tensor 'torch_rng'"]),
     # engine params
     ("param-model-not-text", lambda t: usage(lambda: GnnplanEngine(model=5)), ["'model'", "ONNX file", "5"]),
     ("param-max-steps-text", lambda t: usage(lambda: GnnplanEngine(max_steps="abc")), ["'max_steps'", "integer", "abc"]),
@@ -202,12 +352,55 @@ CASES = [
      ["--timeout", "above 0"]),
     ("compare-timeout-zero", lambda t: cli("compare", BLOCKS, P04, "--engine", "gnnplan", "--timeout", "0", "-o", t),
      ["--timeout", "above 0"]),
+    # a problem for another domain: (:domain blocks) against (define (domain blocksworld)
+    ("domain-name-mismatch-solve", lambda t: cli("solve", BLOCKS, write(t / "p.pddl", P04.read_text().replace(
+        "(:domain blocksworld)", "(:domain blocks)"))), ["p.pddl, line 3", "for domain 'blocks'", "defines 'blocksworld'"]),
+    ("domain-name-mismatch-dataset", lambda t: cli("dataset", BLOCKS, P04, write(t / "p.pddl", P04.read_text().replace(
+        "(:domain blocksworld)", "(:domain blocks)")), "-o", t / "o.npz"), ["p.pddl, line 3", "for domain 'blocks'"]),
+    ("domain-name-mismatch-load-task", lambda t: ours(lambda: load_task(BLOCKS, write(t / "p.pddl", P04.read_text().replace(
+        "(:domain blocksworld)", "(:domain blocks)")))), ["p.pddl, line 3", "'blocks'", "domain.pddl defines 'blocksworld'"]),
+    # compare: engine configurations are checked before any task runs
+    ("compare-model-missing", lambda t: cli("compare", BLOCKS, P04, "--engine", "gnnplan", "--model", t / "none.onnx",
+                                            "-o", t), ["gnnplan", "none.onnx", "no such model file"]),
+    ("compare-model-missing-for-a-domain", lambda t: cli("compare", BLOCKS, P04, "--engine", "gnnplan", "--model",
+                                                         f"blocksworld={t / 'none.onnx'}", "-o", t),
+     ["none.onnx", "no such model file"]),
+    ("compare-model-of-unknown-domain", lambda t: cli("compare", BLOCKS, P04, "--engine", "gnnplan", "--model",
+                                                      "blockswrld=blocks", "-o", t), ["blockswrld", "blocksworld"]),
+    ("compare-engine-unknown", lambda t: cli("compare", BLOCKS, P04, "--engine", "no-such-planner", "-o", t),
+     ["unknown engine 'no-such-planner'", "--register"]),
+    ("compare-engine-param-invalid", lambda t: cli("compare", BLOCKS, P04, "--engine", "gnnplan", "--engine-param",
+                                                   "gnnplan:max_steps=abc", "-o", t), ["gnnplan", "'max_steps'", "abc"]),
+    ("compare-every-task-fails", lambda t: cli("compare", example("gripper"), example("gripper", "p01.pddl"), "--engine",
+                                               "gnnplan", "--model", "blocks", "--timeout", "20", "--no-plots", "-o", t),
+     ["every task (1) ended in unsupported_problem", "blocks.onnx", "predicates differ"]),
     ("plan-file-missing-folder", lambda t: cli("solve", BLOCKS, P04, "--plan-file", t / "no" / "plan.txt"),
      ["--plan-file", "does not exist"]),
     ("example-unknown", lambda t: cli("solve", "--example", "sokoban"), ["no bundled example 'sokoban'", "blocksworld"]),
     ("example-problem-unknown", lambda t: cli("solve", "--example", "blocksworld/p99.pddl"), ["p99.pddl", "p04.pddl"]),
     ("dataset-of-two-domains", lambda t: cli("dataset", BLOCKS, example("gripper", "p01.pddl"), "-o", t / "o.npz"),
      ["p01.pddl"]),
+    # budgets and sizes (the options are refused before anything is read: any existing file stands for a dataset)
+    ("train-max-seconds-negative", lambda t: cli("train", BLOCKS, "-o", t / "m.pt", "--max-seconds", "-1"),
+     ["--max-seconds", "-1", "above 0"]),
+    ("train-max-seconds-zero", lambda t: cli("train", BLOCKS, "-o", t / "m.pt", "--max-seconds", "0"),
+     ["--max-seconds", "above 0"]),
+    ("train-max-seconds-nan", lambda t: cli("train", BLOCKS, "-o", t / "m.pt", "--max-seconds", "nan"),
+     ["--max-seconds", "nan", "above 0"]),
+    ("train-lr-zero", lambda t: cli("train", BLOCKS, "-o", t / "m.pt", "--lr", "0"), ["--lr", "x>0"]),
+    ("train-batch-size-zero", lambda t: cli("train", BLOCKS, "-o", t / "m.pt", "--batch-size", "0"),
+     ["--batch-size", "x>=1"]),
+    ("dataset-plan-time-limit-negative", lambda t: cli("dataset", "--example", "blocksworld", "-o", t / "o.npz",
+                                                       "--plan-time-limit", "-1"), ["--plan-time-limit", "-1", "above 0"]),
+    ("dataset-plan-time-limit-zero", lambda t: cli("dataset", "--example", "blocksworld", "-o", t / "o.npz",
+                                                   "--plan-time-limit", "0"), ["--plan-time-limit", "above 0"]),
+    ("dataset-plan-time-limit-nan", lambda t: cli("dataset", "--example", "blocksworld", "-o", t / "o.npz",
+                                                  "--plan-time-limit", "nan"), ["--plan-time-limit", "above 0"]),
+    ("dataset-successor-time-limit-zero", lambda t: cli("dataset", "--example", "blocksworld", "-o", t / "o.npz",
+                                                        "--successor-time-limit", "0"),
+     ["--successor-time-limit", "above 0"]),
+    ("dataset-max-states-zero", lambda t: cli("dataset", "--example", "blocksworld", "-o", t / "o.npz",
+                                              "--max-states", "0"), ["--max-states", "x>=1"]),
     ("generate-unknown-domain", lambda t: cli("generate", "no-such-domain", "-o", t), ["no-such-domain", "known"]),
     ("generate-bad-size", lambda t: cli("generate", "childsnack", "-o", t, "-p", "children=x"), ["children=x", "number"]),
 ]

@@ -97,6 +97,19 @@ def process_start() -> float:
 
 
 _IMPORTED = time.perf_counter()
+_PROGRAM = {"on": False}  # set by the ``gnnplan`` program's entry point
+
+
+def run_as_program() -> None:
+    """Say that this process is the ``gnnplan`` program, so that its commands count from its start."""
+    _PROGRAM["on"] = True
+
+
+def command_start() -> float:
+    """Return the clock value a command's limits count from: the process's start where the process
+    is the ``gnnplan`` program (its interpreter's start and imports count too), else now (a command
+    run inside another program, such as a test's ``CliRunner``)."""
+    return process_start() if _PROGRAM["on"] else time.perf_counter()
 
 
 class Deadline:
@@ -122,7 +135,7 @@ class Deadline:
         if self.passed():
             raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what} (after {self.elapsed():.2f} s)")
 
-    def check_room(self, seconds: float, what: str) -> None:
+    def check_room(self, seconds: float, what: str, basis: str = "it took last time") -> None:
         """Raise :class:`TimeLimitReached` if fewer than ``seconds`` are left for ``what``.
 
         For work that cannot be interrupted: started with less time left than it is expected
@@ -132,7 +145,7 @@ class Deadline:
         remaining = self.remaining()
         if remaining is not None and remaining < seconds:
             raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what}: {remaining:.2f} s left, "
-                                   f"less than the {seconds:.2f} s it took last time (after {self.elapsed():.2f} s)")
+                                   f"less than the {seconds:.2f} s {basis} (after {self.elapsed():.2f} s)")
 
 
 class Limits:
@@ -185,12 +198,17 @@ class Uninterruptible:
 
     def __init__(self, limits: Limits, what: str):
         self.limits, self.what, self.last = limits, what, 0.0
+        self.basis = "it took last time"
+
+    def expect(self, seconds: float, basis: str) -> None:
+        """Take ``seconds`` as the first run's length (until one is measured); ``basis`` says whence."""
+        self.last, self.basis = seconds, basis
 
     def __call__(self, work, where: str):
         """Return ``work()``, unless the time left is shorter than the last run; ``where`` names the step."""
-        self.limits.deadline.check_room(self.last, f"before {self.what} of {where}")
+        self.limits.deadline.check_room(self.last, f"before {self.what} of {where}", self.basis)
         start = time.perf_counter()
         result = work()
-        self.last = time.perf_counter() - start
+        self.last, self.basis = time.perf_counter() - start, "it took last time"
         return result
 

@@ -23,6 +23,11 @@ Every task runs in its own process with a wall-clock and a memory limit, on this
 with ``executor="ray"``, on a Ray cluster (:mod:`up_gnnplan.executors`); each result is
 appended to ``out/results.jsonl`` as it finishes (``resume=True`` skips recorded tasks), and
 every plan of every engine is validated in that process. See :mod:`.runner` and :mod:`.report`.
+
+Nothing fails silently: before any task runs, every problem must be for its domain file's domain
+(:func:`check_problems`) and every engine must build with its params and open its models
+(:func:`check_engines`); after the run, an engine whose every task ended in the same error
+status is named in ``Comparison.faults`` (:func:`engine_faults`), and ``gnnplan compare`` fails.
 """
 
 from __future__ import annotations
@@ -34,9 +39,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 __all__ = [
-    "Comparison", "EngineParam", "EngineSpec", "GRACE", "ProblemEntry", "RESULTS", "Task", "compare", "file_problems",
-    "is_solved", "make_tasks", "natural_key", "parse_engine", "parse_engine_param", "read_results",
-    "register_modules", "suite_problems",
+    "Comparison", "EngineParam", "EngineSpec", "FAULTS", "GRACE", "ProblemEntry", "RESULTS", "Task", "check_engines",
+    "check_problems", "compare", "engine_faults", "file_problems", "is_solved", "make_tasks", "natural_key",
+    "parse_engine", "parse_engine_param", "read_results", "register_modules", "suite_problems",
 ]
 
 RESULTS = "results.jsonl"
@@ -155,6 +160,19 @@ def parse_engine_param(text: str) -> EngineParam:
     return EngineParam(engine.strip(), key.strip(), value, domain)
 
 
+def _install_hint(name: str, registered) -> str:
+    """Return why engine ``name`` is not there, if it is one UP knows by name: its package is missing."""
+    from unified_planning.engines.factory import DEFAULT_ENGINES
+
+    if name in registered:
+        return " (registered, but not a OneshotPlanner)"
+    if name not in DEFAULT_ENGINES:
+        return " (an engine of another package needs --register MODULE)"
+    package = DEFAULT_ENGINES[name][0].split(".")[0].replace("_", "-")
+    install = "'up-gnnplan[fast-downward]'" if package == "up-fast-downward" else package
+    return f": it is not installed (pip install {install})"
+
+
 def parse_engine(text: str) -> EngineSpec:
     """Parse ``gnnplan[:MODE]`` or any registered UP OneshotPlanner name; raise ValueError if unknown."""
     import up_gnnplan  # noqa: F401  (registers gnnplan)
@@ -166,7 +184,8 @@ def parse_engine(text: str) -> EngineSpec:
     engines = get_environment().factory.engines
     planners = sorted(n for n in engines if get_environment().factory.engine(n).is_oneshot_planner())
     if name not in planners:
-        raise ValueError(f"unknown engine {name!r}; the registered OneshotPlanners are {', '.join(planners)}")
+        raise ValueError(f"unknown engine {name!r}{_install_hint(name, engines)}; the registered OneshotPlanners "
+                         f"are {', '.join(planners)}")
     if name == "gnnplan":
         mode = mode or "auto"
         if mode not in MODES:
@@ -244,6 +263,111 @@ def make_tasks(specs, problems, timeout: float, model=None, engine_params=()) ->
             for p in problems for spec in specs]
 
 
+def check_problems(problems: list[ProblemEntry]) -> None:
+    """Raise at the first problem whose ``(:domain NAME)`` is not the name its domain file defines."""
+    from up_gnnplan.problems.loading import check_domain_names
+
+    by_domain: dict[Path, list[Path]] = {}
+    for entry in problems:
+        by_domain.setdefault(Path(entry.domain_file), []).append(Path(entry.problem_file))
+    for domain_file, files in by_domain.items():
+        check_domain_names(domain_file, files)
+
+
+def _check_domains_named(model, engine_params, problems: list[ProblemEntry]) -> None:
+    """Refuse a ``DOMAIN=MODEL`` or ``ENGINE:KEY=DOMAIN=VALUE`` whose domain has no problem: it would be ignored."""
+    known = sorted({p.domain for p in problems})
+    named = [(f"--model {d}={m}", d) for d, m in (model.items() if isinstance(model, dict) else ()) if d is not None]
+    named += [(f"engine param {p.engine}:{p.key}={p.domain}={p.value}", p.domain) for p in engine_params if p.domain]
+    for what, domain in named:
+        if domain not in known:
+            raise ValueError(f"{what}: no problem of domain {domain!r} in the comparison (its domains: "
+                             f"{', '.join(known)})")
+
+
+def _names_a_file(key: str, value) -> bool:
+    """Return whether engine param ``key=value`` names a file: a ``model``/``*_model``/``*_file`` param
+    whose value is a path (``models/bw.json``, ``bw.json``)."""
+    if not isinstance(value, str) or not (key == "model" or key.endswith(("_model", "_file"))):
+        return False
+    return len(Path(value).parts) > 1 or Path(value).suffix[1:].isalpha()
+
+
+def _readable(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+    except OSError:
+        return False
+    return True
+
+
+def _check_model(value: str, where: str) -> None:
+    """Open gnnplan's model ``value`` (a shipped name or an ONNX file) as its tasks will; raise ModelError if it fails."""
+    from up_gnnplan.models_zoo import resolve
+    from up_gnnplan.runtime.value_function import ModelError, OnnxValueFunction
+
+    try:
+        OnnxValueFunction(resolve(value), device="cpu")
+    except ModelError as error:
+        raise ModelError(f"{where}: {error}") from None
+
+
+def check_engines(tasks: list[Task]) -> None:
+    """Raise ValueError or GnnplanError naming the first engine configuration of ``tasks`` that cannot run.
+
+    Each engine is built once per distinct set of params (per domain where they differ), as each
+    task's process builds it, so that unknown or invalid params and models that are missing or
+    unreadable end the comparison before any task runs instead of failing every task of the engine.
+    """
+    from unified_planning.environment import get_environment
+    from unified_planning.shortcuts import OneshotPlanner
+
+    from up_gnnplan.errors import GnnplanError
+
+    configs: dict[tuple, set[str]] = {}
+    for task in tasks:
+        name, params = task.engine_call()
+        configs.setdefault((task.engine, name, tuple(sorted(params.items()))), set()).add(task.domain)
+    everywhere = {task.domain for task in tasks}
+    environment = get_environment()
+    for (label, name, params), domains in configs.items():
+        where = f"engine {label}" + ("" if domains == everywhere else f" on {', '.join(sorted(domains))}")
+        for key, value in params:
+            if name == "gnnplan" and key in ("model", "grounding_model"):
+                _check_model(value, where)
+            elif _names_a_file(key, value) and not _readable(value):
+                raise ValueError(f"{where}: param {key!r}: {value}: no such file, or it cannot be read")
+        credits, environment.credits_stream = environment.credits_stream, None  # a check prints no credits
+        try:
+            with OneshotPlanner(name=name, params=dict(params) or None):
+                pass
+        except GnnplanError:
+            raise
+        except Exception as error:  # noqa: BLE001  (UP and each engine raise their own types for bad params)
+            raise ValueError(f"{where}: {str(error).strip() or type(error).__name__}") from None
+        finally:
+            environment.credits_stream = credits
+
+
+# Statuses that, when every task of an engine ends in the same one, say the engine could not run at all.
+FAULTS = ("unsupported_problem", "internal_error", "error")
+
+
+def engine_faults(records: list[dict], labels) -> list[str]:
+    """Return, for each engine whose every task ended in the same status of :data:`FAULTS`, why (its first message)."""
+    faults = []
+    for label in labels:
+        mine = [r for r in records if r.get("engine") == label]
+        statuses = {r.get("status") for r in mine}
+        if not mine or len(statuses) != 1 or not statuses <= set(FAULTS):
+            continue
+        said = next((r.get("error") or r.get("notes") for r in mine if r.get("error") or r.get("notes")), None)
+        reason = (said or "").strip().splitlines()[0] if (said or "").strip() else "no message"
+        faults.append(f"engine {label}: every task ({len(mine)}) ended in {statuses.pop()}: {reason}")
+    return faults
+
+
 def read_results(path) -> list[dict]:
     """Return the records of a ``results.jsonl`` file (a torn last line is skipped)."""
     path = Path(path)
@@ -267,6 +391,7 @@ class Comparison:
     files: list[Path] = field(default_factory=list)
     engines: list[str] = field(default_factory=list)
     baseline: str | None = None
+    faults: list[str] = field(default_factory=list)  # engines that failed every task alike (engine_faults)
 
 
 def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 60.0, jobs: int | None = None,
@@ -316,8 +441,12 @@ def compare(engines, problems: list[ProblemEntry], out_dir, *, timeout: float = 
         if not any(param.engine in (s.name, s.label) for s in specs):
             raise ValueError(f"engine param {param.engine}:{param.key} names no engine of the comparison "
                              f"({', '.join(labels)})")
+    check_problems(problems)
+    _check_domains_named(model, engine_params, problems)
     tasks = make_tasks(specs, problems, timeout, model, engine_params)
+    check_engines(tasks)  # once per engine configuration, before any task runs
     records = run_tasks(tasks, out_dir, jobs=jobs, memory_mb=memory_mb, grace=grace, resume=resume, progress=progress,
                         register=register, executor=make_executor(executor, jobs, address))
     summary, files = write_reports(records, out_dir, labels, baseline, plots=plots)
-    return Comparison(records, summary, [Path(out_dir) / RESULTS, *files], labels, baseline)
+    return Comparison(records, summary, [Path(out_dir) / RESULTS, *files], labels, baseline,
+                      engine_faults(records, labels))

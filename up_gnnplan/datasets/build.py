@@ -12,9 +12,11 @@ write the same dataset.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -23,7 +25,9 @@ from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.datasets.optimal import label_optimal
 from up_gnnplan.datasets.store import Dataset, ProblemRecord, check_signature, file_sha256
 from up_gnnplan.errors import DatasetError, GnnplanError, StateLimitExceeded, UnsolvableProblemError
+from up_gnnplan.limits import Limits, MemoryLimitReached
 from up_gnnplan.problems import load_task
+from up_gnnplan.problems.loading import check_domain_names
 from up_gnnplan.states.atoms import StateAtoms
 
 log = logging.getLogger(__name__)
@@ -44,20 +48,27 @@ class BuildOptions:
     successor_time_limit: float = 5.0  # seconds for labelling one successor off the plan
     successor_expansion_limit: int | None = None  # expansions of one successor's search (reproducible, unlike time)
     include_successors: bool = True  # also label successors of plan states (method optimal)
+    memory_mb: int | None = None  # limit on the process's resident memory in MB while labelling;
+    #                               None: limits.default_memory_mb() (half the RAM at most), 0: none
 
 
-def _label(task, options: BuildOptions, progress):
-    update = progress.update if progress is not None else None
-    phase = getattr(progress, "phase", None) or (lambda text: None)
-    if options.method in ("auto", "expand"):
-        phase(f"expanding the state space (at most {options.max_states:,} states)")
-        try:
-            return expand(task, options.max_states, progress=update)
-        except StateLimitExceeded:
-            if options.method == "expand":
-                raise
-            log.info("%s: more than %d states, labelling along optimal plans", task.source.describe(), options.max_states)
-            phase(f"more than {options.max_states:,} states: labelling along an optimal plan instead")
+class ProblemsSkipped(DatasetError):
+    """No problem could be labelled: each was over the state or the memory limit (``args[1]``: each one's reason)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _expand(task, options: BuildOptions, progress, limits: Limits):
+    """Return the expanded and labelled state space of ``task``; raise :class:`StateLimitExceeded` or
+    :class:`~up_gnnplan.limits.MemoryLimitReached` when it is over the limits."""
+    memory = f" and {limits.memory_mb:,} MB" if limits.memory_mb else ""
+    _phase(progress)(f"expanding the state space (at most {options.max_states:,} states{memory})")
+    return expand(task, options.max_states, progress=_update(progress), limits=limits, phase=_phase(progress))
+
+
+def _label_optimal(task, options: BuildOptions, progress, limits: Limits):
+    """Return the states of an optimal plan of ``task`` and their successors, labelled."""
     return label_optimal(
         task,
         heuristic=options.heuristic,
@@ -65,9 +76,23 @@ def _label(task, options: BuildOptions, progress):
         successor_time_limit=options.successor_time_limit,
         successor_expansion_limit=options.successor_expansion_limit,
         include_successors=options.include_successors,
-        progress=update,
-        phase=phase,
+        progress=_update(progress),
+        phase=_phase(progress),
+        limits=limits,
     )
+
+
+def _update(progress):
+    return progress.update if progress is not None else None
+
+
+def _phase(progress):
+    return getattr(progress, "phase", None) or (lambda text: None)
+
+
+def _skip(problem, error: Exception) -> None:
+    """Say that ``problem`` is left out of the dataset, and why (a warning: ``gnnplan`` prints it as a line)."""
+    warnings.warn(f"{problem}: skipped: {error}", stacklevel=3)
 
 
 def build_dataset(domain: str | Path, problems: list[str | Path], options: BuildOptions | None = None, progress=None) -> Dataset:
@@ -75,11 +100,19 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
 
     ``progress`` is an optional object with ``start(problem, index)``, ``update(done, total)``
     and, optionally, ``phase(text)`` methods (the CLI passes :class:`~up_gnnplan.progress.ProblemProgress`).
+    A problem whose state space is over ``options.max_states`` or would take the process's memory
+    over ``options.memory_mb`` is labelled along an optimal plan instead (method auto) or skipped
+    with a warning (method expand; method optimal, when the memory limit stops its plan search);
+    :class:`ProblemsSkipped` is raised when every problem was skipped.
     """
     options = options or BuildOptions()
     if options.method not in METHODS:
         raise ValueError(f"unknown labelling method {options.method!r}; choose one of {', '.join(METHODS)}")
+    problems = list(problems)
+    check_domain_names(domain, problems)  # every pair, before hours of labelling
     dataset = None
+    limits = Limits(memory_mb=options.memory_mb)
+    skipped = []
     for index, problem in enumerate(problems):
         if progress is not None:
             progress.start(Path(problem).name, index)
@@ -89,7 +122,29 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
                               action_signature=task.action_signature, types=task.types)
         else:
             check_signature(dataset, task.signature, str(problem))
-        labelled = _label(task, options, progress)
+        labelled, reload = None, False
+        if options.method in ("auto", "expand"):
+            try:
+                labelled = _expand(task, options, progress, limits)
+            except (StateLimitExceeded, MemoryLimitReached) as error:
+                if options.method == "expand":
+                    _skip(problem, error)
+                    skipped.append((problem, str(error)))
+                    continue
+                log.info("%s: %s; labelling along optimal plans", problem, error)
+                _phase(progress)(f"{error}: labelling along an optimal plan instead")
+                reload = isinstance(error, MemoryLimitReached)
+        if reload:  # a task of its own, so that the states the expansion left in the old one's repository go
+            task = None
+            gc.collect()
+            task = load_task(domain, problem)
+        if labelled is None:
+            try:
+                labelled = _label_optimal(task, options, progress, limits)
+            except MemoryLimitReached as error:
+                _skip(problem, error)
+                skipped.append((problem, str(error)))
+                continue
         if labelled.initial_value == float("inf") and not options.allow_unsolvable:
             raise UnsolvableProblemError(
                 f"{problem}: unsolvable (no goal state is reachable from the initial state among "
@@ -119,6 +174,9 @@ def build_dataset(domain: str | Path, problems: list[str | Path], options: Build
                             labelled.label, labelled.transitions)
     if dataset is None:
         raise ValueError("no problem files given")
+    if len(skipped) == len(problems):
+        raise ProblemsSkipped("no problem could be labelled, each was skipped: "
+                              + "; ".join(f"{Path(p).name} ({why})" for p, why in skipped), [why for _, why in skipped])
     return dataset
 
 
@@ -134,9 +192,31 @@ def label_problem(domain: str, problem: str, options: dict, names: tuple[str, st
     The job reads the files at their absolute paths (it runs in a folder of its own) and records
     them by ``names``, the paths as the user gave them, as :func:`build_dataset` does.
     """
-    dataset = build_dataset(domain, [problem], BuildOptions(**options))
+    options = BuildOptions(**options)
+    options.memory_mb = _under_address_limit(options.memory_mb)
+    dataset = build_dataset(domain, [problem], options)
     dataset.problems[0].domain_file, dataset.problems[0].problem_file = names
     return dataset
+
+
+def _under_address_limit(memory_mb: int | None) -> int | None:
+    """Return the resident-memory limit of a job whose process has an address-space limit (``RLIMIT_AS``,
+    set by the executor from ``--memory-mb``): that limit less what the process maps without holding it
+    resident, so that the labelling stops with its own message before an allocation fails."""
+    import resource
+
+    from up_gnnplan.limits import resident_mb
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        with open("/proc/self/status") as handle:
+            mapped = next(int(line.split()[1]) for line in handle if line.startswith("VmSize:")) / 1024
+    except (OSError, StopIteration, ValueError, IndexError):
+        return memory_mb
+    if soft == resource.RLIM_INFINITY:
+        return memory_mb
+    room = max(1, int(soft / 2**20 - (mapped - resident_mb())))
+    return room if not memory_mb else min(memory_mb, room)
 
 
 def sweep_dataset(domain: str | Path, problems: list[str | Path], options: BuildOptions | None, executor, *,
@@ -144,8 +224,9 @@ def sweep_dataset(domain: str | Path, problems: list[str | Path], options: Build
     """Label each of ``problems`` as a job of ``executor`` (not yet entered) and return one dataset.
 
     Each problem's process gets ``timeout`` seconds and an address space of ``memory_mb``; the
-    first problem that fails ends the sweep with its error, as in :func:`build_dataset`. The
-    parts are joined in the order of ``problems``, whatever order they finish in.
+    first problem that fails ends the sweep with its error, as in :func:`build_dataset`, but a
+    problem over the state or memory limit is skipped with a warning, as there. The parts are
+    joined in the order of ``problems``, whatever order they finish in.
     """
     from contextlib import closing
 
@@ -156,13 +237,19 @@ def sweep_dataset(domain: str | Path, problems: list[str | Path], options: Build
         raise ValueError(f"unknown labelling method {options.method!r}; choose one of {', '.join(METHODS)}")
     if not problems:
         raise ValueError("no problem files given")
+    check_domain_names(domain, problems)  # every pair, before any job starts
     jobs = [Job(i, "up_gnnplan.datasets.build:label_problem",
                 (os.path.abspath(domain), os.path.abspath(problem), asdict(options), (str(domain), str(problem))),
                 timeout, memory_mb) for i, problem in enumerate(problems)]
     parts: dict[int, Dataset] = {}
+    skipped: list[str] = []
     with executor, closing(executor.run(jobs, PRELOAD)) as outcomes:
         for outcome in outcomes:
             problem = problems[outcome.key]
+            if isinstance(outcome.exception, ProblemsSkipped):  # over the limits: the others go on
+                warnings.warn(f"{problem}: skipped: {outcome.exception.args[1][0]}", stacklevel=2)
+                skipped.append(f"{Path(problem).name} ({outcome.exception.args[1][0]})")
+                continue
             if outcome.status != "ok":
                 if isinstance(outcome.exception, GnnplanError):
                     raise outcome.exception
@@ -174,8 +261,12 @@ def sweep_dataset(domain: str | Path, problems: list[str | Path], options: Build
                 progress.start(Path(problem).name, len(parts))
                 if hasattr(progress, "phase"):
                     progress.phase(f"labelled, {len(outcome.value)} states ({len(parts)}/{len(problems)} problems)")
-    dataset = parts[0]
-    for i in range(1, len(problems)):
+    if not parts:
+        raise ProblemsSkipped("no problem could be labelled, each was skipped: " + "; ".join(skipped),
+                              [why for why in skipped])
+    order = sorted(parts)
+    dataset = parts[order[0]]
+    for i in order[1:]:
         check_signature(parts[i], dataset.signature, str(problems[i]))
         dataset.extend(parts[i])
     return dataset

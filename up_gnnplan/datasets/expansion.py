@@ -7,14 +7,24 @@ get ``inf``, never a made-up number.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
+from up_gnnplan.datasets.heartbeat import Heartbeat
 from up_gnnplan.errors import StateLimitExceeded
+from up_gnnplan.limits import Limits, MemoryLimitReached, resident_mb
 from up_gnnplan.problems.fragment import has_unit_costs
 from up_gnnplan.states.atoms import Atoms, StateAtoms
+
+# What the state graph and the labels take per state and per transition (measured on Blocksworld,
+# Gripper and Visitall with pymimir 0.13.63 and CPython 3.11: 81 MB for 66k states and 187k
+# transitions, 22 MB for 12k and 60k, plus a fifth), so that an expansion too large for the memory
+# limit is refused before pymimir builds its graph, which cannot be stopped half-way.
+BYTES_PER_STATE = 600
+BYTES_PER_TRANSITION = 350
 
 
 @dataclass
@@ -36,14 +46,22 @@ class Transitions:
     recorded: np.ndarray  # bool[n]
 
     @classmethod
-    def collect(cls, task, per_state: list, width: int) -> "Transitions":
-        """Build from ``per_state[i]`` = None (not recorded) or a list of (ground action, cost, next row)."""
+    def collect(cls, task, per_state: list, width: int, beat=None) -> "Transitions":
+        """Build from ``per_state[i]`` = None (not recorded) or a list of (ground action, cost, next row);
+        ``beat(units)`` (a :class:`~up_gnnplan.datasets.heartbeat.Heartbeat`) is called as the actions are converted."""
         from up_gnnplan.states.actions import ActionRows
 
         rows = ActionRows(task)
         counts = [len(entries) if entries is not None else 0 for entries in per_state]
         flat = [entry for entries in per_state if entries for entry in entries]
-        schema, args = rows([action for action, _, _ in flat])
+        chunk = 65_536  # actions converted between two heartbeats
+        parts = []
+        for start in range(0, len(flat), chunk):
+            parts.append(rows([action for action, _, _ in flat[start:start + chunk]]))
+            if beat is not None:
+                beat(len(parts[-1][0]))
+        schema, args = ((np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])) if parts
+                        else rows([]))
         return cls(ptr=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), schema=schema.astype(np.int16),
                    args=args.reshape(-1, width).astype(np.int32),
                    cost=np.array([cost for _, cost, _ in flat], np.float64),
@@ -69,12 +87,32 @@ class LabelledStates:
         return len(self.states)
 
 
-def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
+def expand(task, max_states: int = 100_000, progress=None, *, limits: Limits | None = None,
+           phase=None) -> LabelledStates:
     """Expand the full state space of ``task`` and return every state with its V*.
 
-    Raises :class:`StateLimitExceeded` when the space has more than ``max_states`` states.
-    ``progress`` is an optional callable ``(done, total)`` for a progress display.
+    Raises :class:`StateLimitExceeded` when the space has more than ``max_states`` states, and
+    :class:`~up_gnnplan.limits.MemoryLimitReached` when the process's resident memory would pass the
+    memory limit of ``limits`` (default: :func:`~up_gnnplan.limits.default_memory_mb`). The states
+    are first counted by a breadth-first search that checks both limits as it goes (:func:`_survey`),
+    so that a space too large is refused early, and before pymimir builds the graph at once.
+    ``progress`` is an optional callable ``(done, total)`` for a progress display; ``phase(text)``
+    is told how the work goes at least every few seconds (states so far, rate, memory).
     """
+    limits = limits if limits is not None else Limits()
+    survey = Heartbeat(limits, phase, lambda done, seconds: f"expanding the state space: {done:,} states so far")
+    count, edges = _survey(task, max_states, survey)
+    need = (count * BYTES_PER_STATE + edges * BYTES_PER_TRANSITION) / 2**20
+    headroom = limits.headroom_mb()
+    if headroom is not None and need > headroom:
+        raise MemoryLimitReached(
+            f"memory limit of {limits.memory_mb:,} MB would be passed: labelling the {count:,} states and {edges:,} "
+            f"transitions would take about {need:,.0f} MB more, and {headroom:,.0f} MB are left "
+            f"(resident memory {resident_mb():,.0f} MB)")
+    if phase is not None and survey.seconds() >= 1.0:  # building takes about as long: worth a line
+        phase(f"expanding the state space: {count:,} states and {edges:,} transitions reachable; building their "
+              f"graph (about {survey.seconds():.0f} s, as long as counting them took)")
+    built = time.perf_counter()  # the time of the last line
     space = _state_space(task, max_states)
     if space is None:
         raise StateLimitExceeded(
@@ -84,10 +122,13 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
     atoms = StateAtoms(task)
     states = space.get_states()
     n = len(states)
+    beat = Heartbeat(limits, phase, lambda done, seconds: f"labelling the expanded states: {done:,} of {n:,} states, "
+                                                          f"then {edges:,} transitions", since=built)
     fluent, value, steps = [], np.empty(n), np.empty(n, np.int32)
     dead_end, is_goal = np.empty(n, bool), np.empty(n, bool)
     initial_value, initial = float("inf"), 0
     for i, state in enumerate(states):
+        beat()
         label = space.get_state_label(state)
         fluent.append(atoms.fluent(state))
         dead_end[i], is_goal[i] = label.is_dead_end, label.is_goal
@@ -101,14 +142,19 @@ def expand(task, max_states: int = 100_000, progress=None) -> LabelledStates:
     if not unit:
         # pymimir's steps_to_goal counts the fewest actions to a goal, ignoring costs; with
         # action costs the documented label is the length of a cheapest path.
-        steps = _steps_on_cheapest_paths(space, states, value, is_goal)
-    transitions = Transitions.collect(task, _transitions(space, states, unit), task.action_signature.width)
+        beat = Heartbeat(limits, phase, lambda done, seconds: f"finding the lengths of cheapest paths: {done:,} of "
+                                                              f"{n:,} states", since=beat.reported)
+        steps = _steps_on_cheapest_paths(space, states, value, is_goal, beat)
+    beat = Heartbeat(limits, phase, lambda done, seconds: f"recording the {edges:,} transitions: "
+                                                          f"{done / max(2 * edges, 1):.0%} done", since=beat.reported)
+    transitions = Transitions.collect(task, _transitions(space, states, unit, beat), task.action_signature.width, beat)
     return LabelledStates(fluent, value, steps, dead_end, is_goal, np.zeros(n, np.uint8), initial_value, transitions,
                           initial)
 
 
-def _transitions(space, states, unit_costs: bool) -> list[list]:
-    """Return, per state, its (ground action, cost, successor row) from the expanded space."""
+def _transitions(space, states, unit_costs: bool, beat=None) -> list[list]:
+    """Return, per state, its (ground action, cost, successor row) from the expanded space;
+    ``beat(units)`` is called with each state's number of transitions."""
     position = {state.get_index(): i for i, state in enumerate(states)}
     out = []
     for state in states:
@@ -117,7 +163,61 @@ def _transitions(space, states, unit_costs: bool) -> list[list]:
             cost = 1.0 if unit_costs else action.apply(state, return_cost=True)[1]
             entries.append((action, cost, position[successor.get_index()]))
         out.append(entries)
+        if beat is not None:
+            beat(len(entries))
     return out
+
+
+class _TooManyStates(Exception):
+    """Raised from pymimir's callback to stop the survey above the state limit."""
+
+
+def _survey(task, max_states: int, beat: Heartbeat) -> tuple[int, int]:
+    """Return (states, transitions) of the space reachable from the initial state of ``task``.
+
+    A breadth-first search in pymimir, on to the end (past goals), calls back for every state
+    and transition: ``beat`` counts the states, checks the memory limit and reports the progress
+    every few seconds. Raises :class:`StateLimitExceeded` above ``max_states`` states and
+    :class:`~up_gnnplan.limits.MemoryLimitReached` above the memory limit. The states stay in the
+    task's state repository, where pymimir's expansion finds them again.
+    """
+    from pymimir.advanced.search import BrFSOptions, IBrFSEventHandler, find_solution_brfs
+
+    generated = [0]
+
+    class Counter(IBrFSEventHandler):
+        def on_expand_state(self, state):
+            beat()
+            if beat.count > max_states:
+                raise _TooManyStates
+
+        def on_expand_goal_state(self, state):  # a goal state is expanded too: counted there
+            pass
+
+        def on_generate_state(self, state, action, cost, successor):
+            generated[0] += 1
+
+        # The other events are not needed.
+        def on_generate_state_in_search_tree(self, *args): pass
+        def on_generate_state_not_in_search_tree(self, *args): pass
+        def on_finish_g_layer(self, *args): pass
+        def on_start_search(self, *args): pass
+        def on_end_search(self, *args): pass
+        def on_solved(self, *args): pass
+        def on_unsolvable(self, *args): pass
+        def on_exhausted(self, *args): pass
+
+    options = BrFSOptions()
+    options.stop_if_goal = False
+    options.start_state = task.initial_state()._advanced_state
+    options.event_handler = Counter()
+    try:
+        find_solution_brfs(task.mimir_problem._search_context, options)
+    except _TooManyStates:
+        raise StateLimitExceeded(
+            f"{task.source.describe()}: the state space has more than {max_states:,} states; raise the "
+            "limit (--max-states) or label states along optimal plans instead (--method optimal)") from None
+    return beat.count, generated[0]
 
 
 def _state_space(task, max_states: int):
@@ -141,7 +241,7 @@ def _state_space(task, max_states: int):
     return pymimir.StateSpaceSampler(AdvancedStateSpaceSampler(result[0]), task.mimir_problem)
 
 
-def _steps_on_cheapest_paths(space, states, value: np.ndarray, is_goal: np.ndarray) -> np.ndarray:
+def _steps_on_cheapest_paths(space, states, value: np.ndarray, is_goal: np.ndarray, beat=None) -> np.ndarray:
     """Return, per state, the fewest actions on a path to a goal of cost V* (-1 for dead ends).
 
     A path is cheapest exactly when each of its transitions is tight (cost + V*(next) ==
@@ -152,6 +252,8 @@ def _steps_on_cheapest_paths(space, states, value: np.ndarray, is_goal: np.ndarr
     position = {state.get_index(): i for i, state in enumerate(states)}
     tight_predecessors: list[list[int]] = [[] for _ in states]
     for i, state in enumerate(states):
+        if beat is not None:
+            beat()
         if not np.isfinite(value[i]):
             continue
         for action, _ in space.get_forward_transitions(state):

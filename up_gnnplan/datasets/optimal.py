@@ -22,7 +22,9 @@ import time
 import numpy as np
 
 from up_gnnplan.datasets.expansion import LabelledStates, Transitions
+from up_gnnplan.datasets.heartbeat import Heartbeat
 from up_gnnplan.errors import UnsolvableProblemError
+from up_gnnplan.limits import Limits, MemoryLimitReached
 from up_gnnplan.native import quiet_stdout
 from up_gnnplan.problems.fragment import has_unit_costs, min_action_cost
 from up_gnnplan.states.atoms import StateAtoms
@@ -44,25 +46,29 @@ class _ExpansionLimit(Exception):
     """Raised from pymimir's expansion callback to stop a search at its expansion limit."""
 
 
-def _search(task, state, heuristic, time_limit: float, expansion_limit: int | None = None):
+def _search(task, state, heuristic, time_limit: float, expansion_limit: int | None = None, beat=None):
     """Return (status, cost, actions) of an optimal search from ``state``; status "expansion-limit"
     when it expanded ``expansion_limit`` states without a plan.
 
     pymimir's own ``max_num_states`` counts the states of the problem's repository, which every
     search of the problem adds to, so it is not a limit per search: the expansions are counted here.
+    ``beat`` (a :class:`~up_gnnplan.datasets.heartbeat.Heartbeat`) is called for every expansion: it
+    reports progress and raises :class:`~up_gnnplan.limits.MemoryLimitReached` above the memory limit.
     """
     import pymimir
 
     if not has_unit_costs(task.up_problem):
-        return _astar_with_costs(task, state, heuristic, time_limit, expansion_limit)
+        return _astar_with_costs(task, state, heuristic, time_limit, expansion_limit, beat)
     options = {}
-    if expansion_limit:
+    if expansion_limit or beat is not None:
         expanded = [0]
 
         def count(_state):
             expanded[0] += 1
-            if expanded[0] > expansion_limit:
+            if expansion_limit and expanded[0] > expansion_limit:
                 raise _ExpansionLimit
+            if beat is not None:
+                beat()
 
         options["on_expand_state"] = count
     try:
@@ -74,7 +80,7 @@ def _search(task, state, heuristic, time_limit: float, expansion_limit: int | No
     return result.status, result.solution_cost, result.solution or []
 
 
-def _astar_with_costs(task, state, heuristic, time_limit: float, expansion_limit: int | None = None):
+def _astar_with_costs(task, state, heuristic, time_limit: float, expansion_limit: int | None = None, beat=None):
     """A* in Python, for tasks whose actions do not all cost 1.
 
     pymimir 0.13.63 is not used there: its A* reports "exhausted" when the goal state is first
@@ -105,6 +111,8 @@ def _astar_with_costs(task, state, heuristic, time_limit: float, expansion_limit
         expanded += 1
         if expansion_limit and expanded > expansion_limit:
             return "expansion-limit", None, []
+        if beat is not None:
+            beat()
         for action, successor, cost in successors(current):
             g_next = g + cost
             j = successor.get_index()
@@ -128,23 +136,37 @@ def label_optimal(
     include_successors: bool = True,
     progress=None,
     phase=None,
+    plan: list | None = None,
+    deadline: float | None = None,
+    limits: Limits | None = None,
 ) -> LabelledStates:
     """Label the states of an optimal plan of ``task`` and, optionally, their successors.
 
     ``progress(done, total)`` follows the successors; ``phase(text)`` is told what is under way.
     The result's ``left_out`` counts the successors each limit left unlabelled ("time", "expansion").
+    ``plan``: an optimal plan found elsewhere (pymimir ground actions; ``gnnplan learn`` asks Fast
+    Downward), used instead of searching one. ``deadline``: a ``time.perf_counter()`` value after
+    which the remaining successors are left out (counted under "time").
+    ``limits``: their memory limit (default: :func:`~up_gnnplan.limits.default_memory_mb`) stops the
+    plan's search with :class:`~up_gnnplan.limits.MemoryLimitReached`, and the successors' searches
+    with the rest of them left out (counted under "memory"). ``phase`` hears of the search and of the
+    successors every few seconds (:mod:`~up_gnnplan.datasets.heartbeat`).
     """
     phase = phase or (lambda text: None)
+    limits = limits if limits is not None else Limits()
     h = _heuristic(task, heuristic)
-    phase(f"searching an optimal plan (A* with {heuristic}, at most {plan_time_limit:g} s)")
-    status, cost, plan = _search(task, task.initial_state(), h, plan_time_limit)
-    if status == "unsolvable" or status == "exhausted":
-        raise UnsolvableProblemError(f"{task.source.describe()}: proven unsolvable by A* ({heuristic})")
-    if status != "solved":
-        raise UnsolvableProblemError(
-            f"{task.source.describe()}: no optimal plan within {plan_time_limit:g} s (A* status: {status}); "
-            "raise --plan-time-limit or use smaller instances"
-        )
+    if plan is None:
+        phase(f"searching an optimal plan (A* with {heuristic}, at most {plan_time_limit:g} s)")
+        beat = Heartbeat(limits, phase, lambda expanded, seconds: f"searching an optimal plan: {expanded:,} states "
+                                                                  f"expanded (at most {plan_time_limit:g} s)")
+        status, cost, plan = _search(task, task.initial_state(), h, plan_time_limit, beat=beat)
+        if status == "unsolvable" or status == "exhausted":
+            raise UnsolvableProblemError(f"{task.source.describe()}: proven unsolvable by A* ({heuristic})")
+        if status != "solved":
+            raise UnsolvableProblemError(
+                f"{task.source.describe()}: no optimal plan within {plan_time_limit:g} s (A* status: {status}); "
+                "raise --plan-time-limit or use smaller instances"
+            )
     atoms = StateAtoms(task)
     path = [task.initial_state()]
     costs = []
@@ -153,15 +175,20 @@ def label_optimal(
         path.append(nxt)
         costs.append(c)
     suffix = np.concatenate([np.cumsum(costs[::-1])[::-1], [0.0]])
+    cost = float(suffix[0])
     seen = {s.get_index() for s in path}
     rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
-    left_out = {"time": 0, "expansion": 0}
+    left_out = {"time": 0, "expansion": 0}  # and "memory", when the memory limit stopped the labelling
     per_state = [None] * len(rows)  # the plan states' applicable actions, recorded once their successors are labelled
     if include_successors:
         pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
         bound = f"{successor_time_limit:g} s" + (f" and {successor_expansion_limit:,} expansions" if successor_expansion_limit else "")
         phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
               f"(at most {bound} each)")
+        done = 0
+        beat = Heartbeat(limits, phase, lambda expanded, seconds: (
+            f"labelling successors: {done:,} of {len(pending):,} done, {sum(left_out.values()):,} left out; "
+            f"{expanded:,} states expanded"))
         for done, succ in enumerate(pending, start=1):
             if succ.get_index() in seen:
                 continue
@@ -169,7 +196,17 @@ def label_optimal(
             if is_goal(task, succ):
                 rows.append((succ, 0.0, 0, False, True, 2))
                 continue
-            s_status, s_cost, s_plan = _search(task, succ, h, successor_time_limit, successor_expansion_limit)
+            left = successor_time_limit if deadline is None else min(successor_time_limit, deadline - time.perf_counter())
+            if left <= 0:
+                left_out["time"] += 1
+                continue
+            try:
+                beat.check()  # a line every few seconds, however short each search
+                s_status, s_cost, s_plan = _search(task, succ, h, left, successor_expansion_limit, beat)
+            except MemoryLimitReached as error:
+                left_out["memory"] = 1 + len({s.get_index() for s in pending[done:]} - seen)
+                phase(f"{error}: the last {left_out['memory']:,} successors are left out")
+                break
             if s_status == "solved":
                 rows.append((succ, s_cost, len(s_plan), False, False, 2))
             elif s_status in ("unsolvable", "exhausted"):

@@ -88,8 +88,10 @@ def goal_variants(goal: QuantifiedGoal, objects, facts, fluents, count: int, rng
 def build_grounding_dataset(domain, problems, options: GroundingDataOptions | None = None, progress=None) -> Dataset:
     """Label states under goal variants of ``problems`` (each with an existential goal) into one dataset."""
     from up_gnnplan.problems.bridge import Task
-    from up_gnnplan.problems.loading import load_pddl, source_of
+    from up_gnnplan.problems.loading import check_domain_names, load_pddl, source_of
 
+    problems = list(problems)
+    check_domain_names(domain, problems)  # every pair, before any labelling
     options = options or GroundingDataOptions()
     rng = random.Random(options.seed)
     dataset = None

@@ -20,28 +20,37 @@ from __future__ import annotations
 
 from up_gnnplan.grounding.bind import GoalBinder, binding_key
 from up_gnnplan.grounding.goal import GoalGroundingError
+from up_gnnplan.limits import LimitReached
 
 PLANNER_SECONDS = 30.0  # LAMA-first's limit on one judge problem's ground goal
 _PLANS: dict[tuple[str, frozenset], int | None] = {}  # (problem, binding) -> LAMA-first's plan length (None: unsolved)
 
 
-def binding_validation(value_fn, tasks, failed_cost: int) -> tuple[int, int]:
+def binding_validation(value_fn, tasks, failed_cost: int, limits=None) -> tuple[int, int]:
     """Bind each task's goal with ``value_fn`` and plan for it; return (solved, total plan length).
 
     ``tasks`` are :class:`~up_gnnplan.problems.bridge.Task` objects of problems with existential
     goals; an unsolved one, or one whose goal no candidate binding passes the static filter, adds
-    ``failed_cost`` to the total.
+    ``failed_cost`` to the total. ``limits`` (:class:`~up_gnnplan.limits.Limits`) end the judge at
+    their deadline: a task not bound or not planned for by then counts as unsolved.
     """
     solved = total = 0
     for task in tasks:
         try:
-            grounding = GoalBinder(task.up_problem, value_fn, static_filter=True, task=task).greedy()
-        except GoalGroundingError:
+            if limits is not None:
+                limits.check("before binding a judge problem's goal")
+            grounding = GoalBinder(task.up_problem, value_fn, static_filter=True, task=task, limits=limits).greedy()
+        except (GoalGroundingError, LimitReached):
             total += failed_cost
             continue
         key = (task.source.describe(), binding_key(grounding.goal))
         if key not in _PLANS:
-            _PLANS[key] = lama_first_length(grounding.goal.with_goal_of(task.up_problem), PLANNER_SECONDS)
+            seconds = PLANNER_SECONDS if limits is None else min(PLANNER_SECONDS, limits.deadline.remaining())
+            length = lama_first_length(grounding.goal.with_goal_of(task.up_problem), seconds) if seconds > 0 else None
+            if seconds < PLANNER_SECONDS and length is None:
+                total += failed_cost  # cut short by the deadline: not this binding's verdict, so not kept
+                continue
+            _PLANS[key] = length
         length = _PLANS[key]
         solved += length is not None
         total += failed_cost if length is None else length

@@ -59,6 +59,50 @@ def _read(path: Path) -> str:
         raise ProblemLoadError(f"{path}: cannot be read ({error})") from None
 
 
+_TOKEN = re.compile(r"[()]|[^\s()]+")
+
+
+def _declared_name(text: str, head: tuple[str, ...]) -> tuple[str, int] | None:
+    """Return the name after the tokens ``head`` (compared in lower case) and its line, or None.
+
+    A small tokenizer that skips ``;`` comments: it stops at the name, so a large problem costs
+    little, and it needs no parser (any loader can call it first).
+    """
+    expected, window = list(head), []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        for token in _TOKEN.findall(line.split(";", 1)[0]):
+            if window == expected:
+                return (token, line_number) if token not in "()" else None
+            window = (window + [token.lower()])[-len(head):]
+    return None
+
+
+def check_domain_name(domain_text: str, problem_text: str, domain_path: Path | str, problem_path: Path | str) -> None:
+    """Raise if the problem's ``(:domain NAME)`` is not the domain's ``(define (domain NAME)``.
+
+    PDDL names are case-insensitive (the IPC rovers problems say ``Rover`` of domain ``rover``).
+    A file without either declaration is left to the parser, which names what is missing.
+    """
+    defined = _declared_name(domain_text, ("(", "define", "(", "domain"))
+    wanted = _declared_name(problem_text, ("(", ":domain"))
+    if defined is None or wanted is None or defined[0].lower() == wanted[0].lower():
+        return
+    raise ProblemLoadError(f"{problem_path}, line {wanted[1]}: the problem is for domain '{wanted[0]}', "
+                           f"but {domain_path} defines '{defined[0]}'")
+
+
+def check_domain_names(domain: str | Path, problems) -> None:
+    """Raise at the first of ``problems`` (files) that is not for the domain of the file ``domain``.
+
+    Called before long runs over many problems (datasets, comparisons), so that a wrong pair
+    stops them before any work; :func:`load_pddl` checks each pair it reads as well.
+    """
+    domain_path = Path(domain)
+    domain_text = _read(domain_path)
+    for problem in problems:
+        check_domain_name(domain_text, _read(Path(problem)), domain_path, problem)
+
+
 def check_parentheses(text: str, path: Path | str) -> None:
     """Raise if the parentheses of ``text`` do not balance, naming the offending line."""
     stack: list[int] = []
@@ -132,6 +176,7 @@ def load_pddl(domain: str | Path, problem: str | Path):
     domain_text, problem_text = _read(domain_path), _read(problem_path)
     check_parentheses(domain_text, domain_path)
     check_parentheses(problem_text, problem_path)
+    check_domain_name(domain_text, problem_text, domain_path, problem_path)
     _refuse_unparsed(domain_text, domain_path)
     _warn_undeclared_typing(domain_text, problem_text, domain_path)
     # Parse the domain alone first, so that an error is blamed on the right file.

@@ -44,30 +44,53 @@ def _conjuncts(node):
 
 def estimate_ground_actions(problem) -> int:
     """Return an estimate of the number of ground actions of the UP ``problem`` (see the module text)."""
+    return _estimate(problem, initial=False)
+
+
+def estimate_initial_actions(problem) -> int:
+    """Return an estimate of the number of actions applicable in the initial state of ``problem``.
+
+    The same estimate with every positive precondition atom as a filter on the initial state's
+    true atoms: Blocksworld's ``stack`` keeps none (nothing is held), Childsnack's
+    ``make_sandwich`` keeps every (sandwich, bread, content) triple of the kitchen. Generating
+    the first state's actions is one call that cannot be interrupted (1.4 s for 130,575
+    Childsnack actions, 37 s and 1.9 GB for 3.4 million), so its size must be known first.
+    """
+    return _estimate(problem, initial=True)
+
+
+def _estimate(problem, initial: bool) -> int:
     count = _type_counts(problem)
     static = set(problem.get_static_fluents())
     true_atoms: Counter = Counter()
     for fluent_exp, value in problem.explicit_initial_values.items():
-        if fluent_exp.is_fluent_exp() and value.is_true() and fluent_exp.fluent() in static:
+        if fluent_exp.is_fluent_exp() and value.is_true() and (initial or fluent_exp.fluent() in static):
             true_atoms[fluent_exp.fluent()] += 1
     total = 0.0
     for action in problem.actions:
-        domain = {p.name: max(1, count(p.type)) if p.type.is_user_type() else 1 for p in action.parameters}
         if any(count(p.type) == 0 for p in action.parameters if p.type.is_user_type()):
             continue  # a parameter with no object to take: no ground action at all
-        size = math.prod(domain.values())
+        domain = {p.name: max(1, count(p.type)) if p.type.is_user_type() else 1 for p in action.parameters}
+        filters = []
         for condition in getattr(action, "preconditions", ()):
             for atom in _conjuncts(condition):
-                if not atom.is_fluent_exp() or atom.fluent() not in static:
+                if not atom.is_fluent_exp() or not (initial or atom.fluent() in static):
                     continue
-                fluent = atom.fluent()
-                if fluent.type.is_bool_type() and problem.fluents_defaults.get(fluent) is not None and (
-                        problem.fluents_defaults[fluent].is_true()):
+                default = problem.fluents_defaults.get(atom.fluent())
+                if default is not None and default.is_bool_constant() and default.is_true():
                     continue  # true by default: its true atoms are not all listed
                 parameters = {arg.parameter().name for arg in atom.args if arg.is_parameter_exp()}
-                if not parameters:
-                    continue
-                space = math.prod(domain[name] for name in parameters)
+                if len(parameters) == 1:  # a unary atom bounds its parameter's objects (untyped types)
+                    (name,) = parameters
+                    domain[name] = min(domain[name], true_atoms[atom.fluent()])
+                else:
+                    filters.append((atom.fluent(), parameters))
+        # Then each atom of several parameters keeps the share of their bindings its true atoms
+        # can match (an upper bound on its selectivity among the bounded objects).
+        size = float(math.prod(domain.values()))
+        for fluent, parameters in filters:
+            space = math.prod(domain[name] for name in parameters)
+            if space:
                 size *= min(1.0, true_atoms[fluent] / space)
         total += size
     return int(math.ceil(total))

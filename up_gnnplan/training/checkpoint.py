@@ -8,6 +8,9 @@ exports and runs on a machine without one.
 
 from __future__ import annotations
 
+import re
+import warnings
+import zipfile
 from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError
@@ -83,10 +86,11 @@ def load_checkpoint(path):
     if not path.is_file():
         raise GnnplanError(f"{path}: no such checkpoint")
     try:
-        data = torch.load(path, weights_only=True, map_location="cpu")
+        with warnings.catch_warnings():  # torch warns about pickle protocols of files it then refuses
+            warnings.simplefilter("ignore")
+            data = torch.load(path, weights_only=True, map_location="cpu")
     except Exception as error:  # torch raises many types for bad files
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise GnnplanError(f"{path}: not a loadable checkpoint ({error.__class__.__name__}: {first_line[:200]})") from None
+        raise GnnplanError(f"{path}: not a loadable checkpoint: {_why_unloadable(path, error)}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise GnnplanError(f"{path}: not an up-gnnplan checkpoint")
     if data.get("version") != VERSION:
@@ -107,3 +111,26 @@ def load_checkpoint(path):
                            f"({type(error).__name__}: {first_line[:200]})") from None
     model.eval()
     return model, encoding, config, data
+
+
+def _why_unloadable(path: Path, error: Exception) -> str:
+    """Say what is wrong with a file that ``torch.load(weights_only=True)`` refused.
+
+    Torch's own message advises loading with ``weights_only=False`` or allowing the refused class,
+    which is what must never be done with a file one does not trust, so it is not passed on.
+    """
+    refused = re.search(r"GLOBAL ([\w.]+)", str(error))
+    if refused:
+        return (f"it holds {refused.group(1)}, which is neither a tensor nor a plain value; up-gnnplan refuses to "
+                "unpickle such objects, since unpickling them can run code")
+    with open(path, "rb") as file:
+        start = file.read(4)
+    if not start:
+        return "the file is empty"
+    if start == b"PK\x03\x04":  # torch's format is a zip archive
+        if not zipfile.is_zipfile(path):
+            return "a zip archive without its directory at the end: the file is truncated or damaged"
+        return "a zip archive that torch cannot read as a checkpoint: damaged, or not a checkpoint"
+    if start[:1] == b"\x80" and isinstance(error, EOFError):  # a pickle, as torch's legacy format
+        return "a pickle cut short: the file is truncated"
+    return "not a torch checkpoint (neither torch's zip format nor a pickle of tensors and plain values)"

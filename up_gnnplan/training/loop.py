@@ -19,6 +19,7 @@ import numpy as np
 from up_gnnplan.datasets.store import check_signature
 from up_gnnplan.errors import GnnplanError
 from up_gnnplan.grounding.encoding import is_grounding_signature
+from up_gnnplan.training.budget import MIN_STATES, Budget
 from up_gnnplan.training.checkpoint import build
 from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, curriculum_order, split
@@ -40,7 +41,7 @@ def seed_everything(seed: int, threads: int) -> None:
 
 
 def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=None, validation_tasks=None,
-          state_path=None, snapshot_minutes=(), on_snapshot=None):
+          state_path=None, snapshot_minutes=(), on_snapshot=None, started: float | None = None):
     """Train a value function on ``dataset``; return (model, encoding, record).
 
     With a ``validation`` dataset (same domain; typically larger instances labelled along
@@ -54,7 +55,14 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     and the best epoch is the one that solves the most of them, then with the fewest steps in
     total, then with the lowest validation error. On Blocks a lower validation error on 8 blocks
     did not mean a better greedy policy on 10-17 blocks (benchmarks/RESULTS.md), while policy
-    success on larger problems is what is wanted. The policy runs count against max_seconds.
+    success on larger problems is what is wanted. The policy runs count against max_seconds: a
+    judge pass that the deadline stops counts the problems it did not finish as unsolved, and the
+    record says so.
+
+    ``config.max_seconds`` counts from ``started`` (a ``time.perf_counter()`` value; default: now),
+    and holds up to the return: the loop keeps back the time the final record needs (measured on
+    the epochs' evaluations, :mod:`up_gnnplan.training.budget`) and the final record is taken on
+    fewer states when the time left is short (``record["time_limit_note"]`` then says so).
 
     ``on_epoch(epoch, train_loss, val_mae, best_val_mae)`` is called after every epoch (the
     CLI shows it in a progress bar). The returned model has the weights of the best epoch and is
@@ -80,7 +88,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         raise ValueError(f"--batch-size {config.batch_size} leaves some of the {group.world_size} processes without states")
     with group.joined(device):
         return _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path,
-                      sorted(set(snapshot_minutes)), on_snapshot)
+                      sorted(set(snapshot_minutes)), on_snapshot, started)
 
 
 def make_objective(config, dataset):
@@ -102,7 +110,8 @@ def make_objective(config, dataset):
     return ActionObjective(config, kind, value, dataset)
 
 
-def _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path, snapshot_minutes, on_snapshot):
+def _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path, snapshot_minutes, on_snapshot,
+           started=None):
     """Do :func:`train`'s work as one process of ``group``, on its device."""
     import torch
 
@@ -164,18 +173,31 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
         if schedule is not None and progress.scheduler:
             schedule.load_state_dict(progress.scheduler)
     progress.sessions.append([progress.epoch + 1, round(progress.seconds, 1)])
-    start = time.perf_counter() - progress.seconds  # the budget counts over all sessions
+    # The budget counts from the command's start, over all sessions.
+    start = (time.perf_counter() if started is None else started) - progress.seconds
+    budget = Budget(config.max_seconds, start)
+    final_states = min(len(train_idx), TRAIN_ERROR_STATES) + len(val_idx)  # what the final record values
+
+    def out_of_time() -> bool:
+        """Whether one more step, its epoch's evaluation and the final steps no longer fit; rank 0's clock decides."""
+        return group.from_main((not budget.room_for_epoch(len(monitor), final_states),))[0]
+
+    if not progress.epoch and budget.deadline.passed():
+        from up_gnnplan.limits import TimeLimitReached
+
+        raise TimeLimitReached(f"--max-seconds {config.max_seconds:g} ran out before the first epoch: reading the data "
+                               f"and building the model took {budget.elapsed():.1f} s; give more time")
     steps, train_seconds = progress.steps, progress.train_seconds  # train_seconds: in optimisation steps only
     curve = progress.curve  # [epoch, seconds, mean training loss, validation MAE] per epoch
     for epoch in range(progress.epoch + 1, config.max_epochs + 1):
         # A continued run that had ended stays ended unless its budget was raised.
-        if progress.epoch and (progress.epoch - best[1] >= config.patience
-                               or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]):
+        if progress.epoch and (progress.epoch - best[1] >= config.patience or out_of_time()):
             break
         model.train()
         losses = []
         epoch_start = time.perf_counter()
         for batch in sampler.epoch(epoch):
+            step_start = time.perf_counter()
             part, weight = group.share(batch)
             with autocast(device, config.amp):
                 loss = objective.loss(replica, encoding, dataset, part) * weight
@@ -186,15 +208,19 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                 average.update(model)
             losses.append(loss.item())
             steps += 1
-            # The budget holds within an epoch too (large datasets have long epochs); rank 0's clock decides.
-            if group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
+            budget.timed_step(time.perf_counter() - step_start, config.batch_size)
+            # The budget holds within an epoch too (large datasets have long epochs).
+            if out_of_time():
                 break
         train_seconds += time.perf_counter() - epoch_start
         train_loss = group.mean(float(np.mean(losses)))  # the weighted shares average to the global batches' loss
         model.eval()
         live = average.swap_in(model) if average is not None else None  # evaluated, chosen and kept: the average
         if group.is_main:
-            score = _score(model, encoding, objective, monitor_data, monitor, validation_tasks, config)
+            score, judge_stopped = _score(model, encoding, objective, monitor_data, monitor, validation_tasks, config,
+                                          budget, final_states)
+            if judge_stopped:
+                progress.judged_in_part.append(epoch)
         else:
             score = (0.0,) * (3 if validation_tasks else 1)  # a placeholder: rank 0's score is everyone's
         score = group.from_main(score)
@@ -216,7 +242,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                     last = (score, epoch, model.state_dict())
                     for kind, chosen in (("best", best), ("last", last)):
                         snapshot, record = _snapshot(model, encoding, dataset, val_data, config, train_idx, val_idx,
-                                                     val_problems, chosen, progress, objective, validation_tasks)
+                                                     val_problems, chosen, progress, objective, validation_tasks,
+                                                     budget, final_states)
                         on_snapshot(minutes, kind, snapshot, encoding, record)
                     progress.snapshots.append(minutes)
         if live is not None:
@@ -225,9 +252,11 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             progress.best_score, progress.best_epoch = list(best[0]), best[1]
             progress.sampler_rng = rng.bit_generator.state
             progress.scheduler = schedule.state_dict() if schedule is not None else None
+            write_start = time.perf_counter()
             save_state(state_path, config, digest, progress, model, best[2], optimiser, torch.get_rng_state(),
                        average.tensors() if average is not None else None, canonical)
-        if epoch - best[1] >= config.patience or group.from_main((time.perf_counter() - start > config.max_seconds,))[0]:
+            budget.timed_write(time.perf_counter() - write_start)
+        if epoch - best[1] >= config.patience or out_of_time():
             break
     progress.seconds = time.perf_counter() - start
     model.load_state_dict(best[2])
@@ -235,7 +264,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     if not group.is_main:
         return model, encoding, None
     record = _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress,
-                          objective, validation_tasks)
+                          objective, validation_tasks, budget)
     record.update(device=str(device), world_size=group.world_size, distributed_backend=group.backend)
     return model, encoding, record
 
@@ -285,10 +314,11 @@ class WeightAverage:
 
 
 def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress, objective,
-                 validation_tasks=None) -> dict:
-    """The record of a run that stands at ``progress`` with ``model`` holding the best weights."""
+                 validation_tasks=None, budget=None, reserve: float = 0.0) -> dict:
+    """The record of a run that stands at ``progress`` with ``model`` holding the best weights; with a
+    ``budget``, its figures are taken on as many states as the time left, less ``reserve``, allows."""
     record = _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, progress.epoch,
-                     progress.steps, progress.seconds, objective)
+                     progress.steps, progress.seconds, objective, budget, reserve)
     record["curve"] = progress.curve  # [epoch, seconds, loss, validation error(, policy solved, policy steps)]
     record["error_name"] = objective.error_name
     if validation_tasks:
@@ -299,6 +329,10 @@ def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx,
         if is_grounding_signature(encoding.signature):
             record["policy_validation"].update(judge="greedy binding, then LAMA-first on the ground goal: problems "
                                                "solved, steps = total plan length (step_limit per unsolved one)")
+        if best[1] in progress.judged_in_part:
+            record["policy_validation"]["stopped_by_time_limit"] = (
+                "the deadline of --max-seconds stopped this epoch's judge: the problems it did not finish count as "
+                "unsolved")
     record["train_states_per_second"] = round(progress.steps * config.batch_size / max(progress.train_seconds, 1e-9), 1)
     record["states_trained"] = progress.steps * config.batch_size
     record["sessions"] = progress.sessions  # [first epoch, seconds at its start] of each session of the run
@@ -306,46 +340,63 @@ def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx,
 
 
 def _snapshot(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, chosen, progress, objective,
-              validation_tasks):
-    """(model, record): a CPU copy of ``model`` with the weights of ``chosen`` (score, epoch, weights), and its record."""
+              validation_tasks, budget=None, final_states: int = 0):
+    """(model, record): a CPU copy of ``model`` with the weights of ``chosen`` (score, epoch, weights), and its record
+    (taken on fewer states when the time left, less what the final record needs, is short)."""
     snapshot = copy.deepcopy(model)
     snapshot.load_state_dict(chosen[2])
     snapshot.cpu().eval()
+    reserve = budget.final_reserve(final_states) if budget is not None else 0.0
     record = _full_record(snapshot, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, chosen,
-                          copy.deepcopy(progress), objective, validation_tasks)
+                          copy.deepcopy(progress), objective, validation_tasks, budget, reserve)
     return snapshot, record
 
 
-def _score(model, encoding, objective, data, indices, validation_tasks, config) -> tuple:
+def _score(model, encoding, objective, data, indices, validation_tasks, config, budget=None,
+           final_states: int = 0) -> tuple[tuple, bool]:
     """Return the epoch's score, lower is better: (validation error,), or (-solved, steps, validation error)
-    with validation tasks."""
+    with validation tasks; and whether the budget's deadline stopped the judge of the validation tasks.
+    With a ``budget``, the evaluation and the judge are timed, and the judge ends before the time the
+    final steps need."""
+    began = time.perf_counter()
     val_mae = objective.error(model, encoding, data, indices)
+    if budget is not None:
+        budget.timed_evaluation(time.perf_counter() - began, len(indices))
     if not validation_tasks:
-        return (val_mae,)
-    solved, steps_total = policy_validation(model, encoding, validation_tasks, config.policy_steps)
-    return (-solved, steps_total, val_mae)
+        return (val_mae,), False
+    limits = budget.judge_limits(final_states) if budget is not None else None
+    began = time.perf_counter()
+    solved, steps_total = policy_validation(model, encoding, validation_tasks, config.policy_steps, limits)
+    if budget is not None:
+        budget.judge = time.perf_counter() - began
+    return (-solved, steps_total, val_mae), limits is not None and limits.deadline.passed()
 
 
-def policy_validation(model, encoding, tasks, max_steps: int) -> tuple[int, int]:
+def policy_validation(model, encoding, tasks, max_steps: int, limits=None) -> tuple[int, int]:
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 
     The policy is the action policy for models with an action head, the value policy otherwise.
     A failed run counts ``max_steps`` steps, so fewer steps always means better. A grounding
     model's "policy" is the greedy binder: its ground goal is solved by LAMA-first and the plan's
     length counts as its steps (:func:`~up_gnnplan.grounding.judge.binding_validation`).
+    ``limits`` (:class:`~up_gnnplan.limits.Limits`) stop the runs at their deadline: a run stopped
+    or not started counts as failed.
     """
     from up_gnnplan.search import Status, action_policy_rollout, policy_rollout
 
     if is_grounding_signature(encoding.signature):
         from up_gnnplan.grounding.judge import binding_validation
 
-        return binding_validation(TorchValueFunction(model, encoding), tasks, failed_cost=max_steps)
+        return binding_validation(TorchValueFunction(model, encoding), tasks, failed_cost=max_steps, limits=limits)
     solved = steps = 0
     for task in tasks:
+        if limits is not None and limits.deadline.passed():
+            steps += max_steps
+            continue
         if hasattr(model, "actions"):
-            result = action_policy_rollout(task, TorchActionScorer(model, encoding), max_steps=max_steps)
+            result = action_policy_rollout(task, TorchActionScorer(model, encoding), max_steps=max_steps, limits=limits)
         else:
-            result = policy_rollout(task, TorchValueFunction(model, encoding), max_steps=max_steps)
+            result = policy_rollout(task, TorchValueFunction(model, encoding), max_steps=max_steps, limits=limits)
         ok = result.status is Status.SOLVED
         solved += ok
         steps += len(result.actions) if ok else max_steps
@@ -361,23 +412,44 @@ def _sample(indices: np.ndarray, size: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(indices, size=size, replace=False))
 
 
+def _final_samples(objective, config, train_idx, val_idx, val_data, budget, reserve: float):
+    """Return (training states, validation states, note) the final figures are taken on: a seeded sample of
+    the training states (predicting every state of a large training set took minutes) and all validation
+    states, or fewer of both, validation first, when the time left on ``budget`` (less ``reserve``) is
+    short; the note says so (None when nothing was left out by the time)."""
+    train_sample = _sample(train_idx, TRAIN_ERROR_STATES, config.seed)
+    affordable = budget.affordable_states(reserve) if budget is not None else None
+    if affordable is None or affordable >= len(train_sample) + len(val_idx):
+        return train_sample, val_idx, None
+    wanted = min(len(val_idx), max(MIN_STATES, affordable - min(MIN_STATES, len(train_sample))))
+    whole = getattr(objective, "sample", None)  # an objective that compares states keeps their groups whole
+    val_sample = (whole(val_data, val_idx, wanted, np.random.default_rng(config.seed)) if whole is not None
+                  and wanted < len(val_idx) else _sample(val_idx, wanted, config.seed))
+    train_sample = _sample(train_sample, max(MIN_STATES, affordable - len(val_sample)), config.seed)
+    note = (f"the time left by --max-seconds {config.max_seconds:g} allowed the final figures on {len(val_sample)} "
+            f"of {len(val_idx)} validation states and {len(train_sample)} of {min(len(train_idx), TRAIN_ERROR_STATES)} "
+            "training states")
+    return train_sample, val_sample, note
+
+
 def _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_problems, best, epochs, steps, seconds,
-            objective) -> dict:
+            objective, budget=None, reserve: float = 0.0) -> dict:
     import torch
 
     def errors(indices, data=dataset):
         return objective.metrics(model, encoding, data, indices)
 
-    return {
+    train_sample, val_sample, note = _final_samples(objective, config, train_idx, val_idx, val_data, budget, reserve)
+    record = {
         "seconds": round(seconds, 1),
         "epochs": epochs,
         "steps": steps,
         "best_epoch": best[1],
         "best_validation_mae": best[0][-1],
-        # On a seeded sample: predicting every state of a large training set took minutes.
-        "train": errors(_sample(train_idx, TRAIN_ERROR_STATES, config.seed)),
-        "train_error_states": int(min(len(train_idx), TRAIN_ERROR_STATES)),
-        "validation": errors(val_idx, val_data),
+        "train": errors(train_sample),
+        "train_error_states": int(len(train_sample)),
+        "validation": errors(val_sample, val_data),
+        "validation_error_states": int(len(val_sample)),  # of validation_states: fewer when the time was short
         "train_states": int(len(train_idx)),
         "validation_states": int(len(val_idx)),
         "validation_problems": val_problems,
@@ -387,6 +459,9 @@ def _record(model, encoding, dataset, val_data, config, train_idx, val_idx, val_
         "torch": str(torch.__version__),
         "machine": f"{platform.machine()}, {config.threads} thread(s)",
     }
+    if note:
+        record["time_limit_note"] = note
+    return record
 
 
 class TorchValueFunction:

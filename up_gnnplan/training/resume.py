@@ -96,6 +96,7 @@ class Progress:
     param_groups: list = field(default_factory=list)  # Adam's hyperparameters per group (lr after halvings)
     sessions: list = field(default_factory=list)  # [first epoch, seconds at start] of every session
     snapshots: list = field(default_factory=list)  # training minutes already written as snapshots
+    judged_in_part: list = field(default_factory=list)  # epochs whose judge the deadline of max_seconds stopped
 
 
 def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng,
@@ -130,6 +131,7 @@ def load_state(path, config, digest: str, canonical: str | None = None, note=Non
 
     ``canonical``: :func:`canonical_digest` of the data, accepted when the exact digest differs (the
     same states in another order); ``note(message)`` is then told so."""
+    import torch
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
@@ -141,13 +143,30 @@ def load_state(path, config, digest: str, canonical: str | None = None, note=Non
             header = handle.metadata() or {}
         tensors = load_file(str(path))
     except (SafetensorError, OSError, ValueError) as error:
-        raise GnnplanError(f"{path}: not a readable training state ({type(error).__name__}: {error})") from None
+        reason = ("the file is empty" if path.is_file() and path.stat().st_size == 0 else
+                  f"not a safetensors file, or one cut short or damaged ({str(error)[:200]})")
+        raise GnnplanError(f"{path}: not a readable training state: {reason}") from None
     if header.get("format") != FORMAT:
         raise GnnplanError(f"{path}: not an up-gnnplan training state")
     if header.get("version") != str(VERSION):
         raise GnnplanError(f"{path}: training state version {header.get('version')} is not supported (this is {VERSION})")
+    lacks = [f"header entry {key!r}" for key in ("config", "data", "progress") if key not in header]
+    rng = tensors.get("torch_rng")
+    if rng is None:
+        lacks.append("tensor 'torch_rng'")
+    if lacks:
+        raise GnnplanError(f"{path}: damaged training state: it lacks {', '.join(lacks)}; remove the file to start anew")
+    if rng.dtype != torch.uint8 or rng.dim() != 1:
+        raise GnnplanError(f"{path}: damaged training state: its tensor 'torch_rng' ({rng.dtype}, shape "
+                           f"{tuple(rng.shape)}) is not a random generator state; remove the file to start anew")
     # Through TrainConfig: a field added since the state was written takes its default there too.
-    saved = type(config).from_dict(json.loads(header["config"])).to_dict()
+    try:
+        saved = type(config).from_dict(json.loads(header["config"])).to_dict()
+        progress = Progress(**json.loads(header["progress"]))
+    except (TypeError, ValueError, AttributeError) as error:
+        raise GnnplanError(f"{path}: damaged training state: its header entries 'config' and 'progress' are not the "
+                           f"JSON gnnplan train writes ({type(error).__name__}: {str(error)[:200]}); remove the file to "
+                           "start anew") from None
     wanted = config.to_dict()
     differ = sorted(k for k in set(saved) | set(wanted) if k not in BUDGET_FIELDS and saved.get(k) != wanted.get(k))
     if differ:
@@ -161,16 +180,21 @@ def load_state(path, config, digest: str, canonical: str | None = None, note=Non
         if note is not None:
             note(f"{path}: the datasets hold the same states and values as when the state was written, stored in "
                  "another order (built again); training continues, with other batches than an unstopped run's")
-    return Progress(**json.loads(header["progress"])), tensors
+    return progress, tensors
 
 
 def restore(tensors, progress: Progress, model, optimiser) -> dict:
     """Put the saved weights and Adam's moments into ``model`` and ``optimiser``; return the best weights."""
-    model.load_state_dict({k[len("model/"):]: v for k, v in tensors.items() if k.startswith("model/")})
-    state: dict = {}
-    for key, value in tensors.items():
-        if key.startswith("optimiser/"):
-            _, index, slot = key.split("/")
-            state.setdefault(int(index), {})[slot] = value
-    optimiser.load_state_dict({"state": state, "param_groups": progress.param_groups})
+    try:  # the settings matched (load_state), so only an altered or damaged file gets here
+        model.load_state_dict({k[len("model/"):]: v for k, v in tensors.items() if k.startswith("model/")})
+        state: dict = {}
+        for key, value in tensors.items():
+            if key.startswith("optimiser/"):
+                _, index, slot = key.split("/")
+                state.setdefault(int(index), {})[slot] = value
+        optimiser.load_state_dict({"state": state, "param_groups": progress.param_groups})
+    except (RuntimeError, ValueError, KeyError, TypeError) as error:
+        first_line = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+        raise GnnplanError(f"the training state (--state) does not fit the model of its own settings: it was altered "
+                           f"or damaged ({type(error).__name__}: {first_line}); remove the file to start anew") from None
     return {k[len("best/"):]: v for k, v in tensors.items() if k.startswith("best/")}

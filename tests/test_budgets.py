@@ -1,0 +1,89 @@
+"""Budgets that hold: ``gnnplan train --max-seconds`` counts the whole command, and a full expansion
+stops at the memory limit with a message saying so, and says how it goes while it runs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from up_gnnplan.cli import main
+from up_gnnplan.limits import Limits, MemoryLimitReached, resident_mb
+
+# Imported here, so that the budget of the training below is not spent importing them (2 s on a busy machine).
+torch = pytest.importorskip("torch")
+import up_gnnplan.training.loop  # noqa: E402,F401
+
+
+def gnnplan(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="session")
+def blocks_dataset(tmp_path_factory):
+    """The bundled Blocksworld example labelled by the real pipeline (152 states)."""
+    path = tmp_path_factory.mktemp("budgets") / "blocks.npz"
+    result = gnnplan("dataset", "--example", "blocksworld", "-o", path)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture(scope="session")
+def seven_blocks(tmp_path_factory):
+    """(domain, problem) of a Blocksworld problem of 7 blocks: 65,990 states, expanded in about a second."""
+    folder = tmp_path_factory.mktemp("seven-blocks")
+    result = gnnplan("generate", "blocksworld", "-o", folder, "--count", "1", "-p", "blocks=7")
+    assert result.exit_code == 0, result.output
+    return folder / "domain.pddl", next(folder.glob("p*.pddl"))
+
+
+def test_train_ends_within_max_seconds_from_its_start_and_writes_a_checkpoint(blocks_dataset, tmp_path):
+    from up_gnnplan.training.checkpoint import load_checkpoint
+
+    checkpoint = tmp_path / "m.pt"
+    began = time.perf_counter()
+    result = gnnplan("train", blocks_dataset, "-o", checkpoint, "--max-seconds", 3, "--patience", 1000)
+    seconds = time.perf_counter() - began
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert seconds < 3 + 0.5, result.output
+    _, _, config, data = load_checkpoint(checkpoint)
+    record = data["record"]
+    assert config.max_seconds == 3 and record["epochs"] >= 1 and record["seconds"] <= 3, (record["seconds"], seconds)
+
+
+def test_full_expansion_over_the_memory_limit_is_skipped_with_the_reason(seven_blocks, tmp_path):
+    limit = int(resident_mb()) + 20  # the 65,990 states and their graph take about 100 MB
+    with pytest.warns(UserWarning, match="p-b7-0-0.pddl: skipped: memory limit of"):  # a "warning:" line of gnnplan
+        result = gnnplan("dataset", *seven_blocks, "-o", tmp_path / "o.npz", "--method", "expand", "--memory-mb", limit)
+    assert result.exit_code == 4, result.output
+    last = result.output.splitlines()[-1]
+    assert last.startswith("error: no problem could be labelled") and f"memory limit of {limit:,} MB" in last
+    assert not (tmp_path / "o.npz").exists()
+
+
+def test_auto_labels_along_an_optimal_plan_when_the_expansion_is_over_the_memory_limit(seven_blocks, tmp_path):
+    limit = int(resident_mb()) + 20
+    result = gnnplan("dataset", *seven_blocks, "-o", tmp_path / "o.npz", "--memory-mb", limit, "--no-successors")
+    assert result.exit_code == 0, result.output
+    assert "labelling along an optimal plan instead" in result.output and "(optimal-plan)" in result.output
+
+
+def test_expansion_stops_at_the_memory_limit_while_it_runs_and_reports_progress(seven_blocks, tmp_path, monkeypatch):
+    from up_gnnplan.datasets import heartbeat
+    from up_gnnplan.datasets.expansion import expand
+    from up_gnnplan.problems import load_task
+
+    lines = []
+    monkeypatch.setattr(heartbeat, "REPORT_SECONDS", 0.0)  # every check makes a line
+    with pytest.raises(MemoryLimitReached, match=r"memory limit of \d+ MB reached while expanding the state space: "
+                                                 r"256 states so far"):
+        expand(load_task(*seven_blocks), 10**6, limits=Limits(memory_mb=max(1, int(resident_mb()) - 1)),
+               phase=lines.append)
+    assert lines == []  # the first check is over the limit: no line before the error
+    result = gnnplan("generate", "blocksworld", "-o", tmp_path, "--count", "1", "-p", "blocks=5")
+    assert result.exit_code == 0, result.output
+    labelled = expand(load_task(tmp_path / "domain.pddl", next(tmp_path.glob("p*.pddl"))), 10**6,
+                      limits=Limits(memory_mb=0), phase=lines.append)
+    assert len(labelled) > 256
+    assert any("states so far" in line and "/s" in line and "resident memory" in line for line in lines), lines[:3]
