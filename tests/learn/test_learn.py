@@ -1,0 +1,133 @@
+"""``gnnplan learn``: a tiny domain learnt end to end in seconds, and the bad inputs it refuses.
+
+The end-to-end test learns Gripper from problems of 2-4 balls (judged on 5) in a budget of
+about 20 s, checks that the budget held and what the model's metadata records, and solves a
+problem of 10 balls with the result through the engine (which validates every plan).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+import up_gnnplan  # noqa: E402,F401  (registers the engine)
+from up_gnnplan import model_format  # noqa: E402
+from up_gnnplan.cli import main  # noqa: E402
+from up_gnnplan.datasets.generators import generate  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+MINUTES = 0.35  # 21 s: labelling, a few epochs, the judge and export
+
+
+def _gripper(folder: Path, balls: list[int], seed: int = 0) -> list[Path]:
+    return [generate("gripper", folder, count=1, seed=seed + b, balls=b)[0] for b in balls]
+
+
+def _metadata(path: Path) -> dict:
+    import onnx
+
+    proto = onnx.load(str(path))
+    return {e.key[len(model_format.PREFIX):]: json.loads(e.value) for e in proto.metadata_props
+            if e.key.startswith(model_format.PREFIX)}
+
+
+def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import OneshotPlanner
+
+    problems = _gripper(tmp_path / "train", [2, 3, 4, 5])
+    large = _gripper(tmp_path / "test", [10], seed=100)[0]
+    domain = tmp_path / "train" / "domain.pddl"
+    output = tmp_path / "gripper.onnx"
+    start = time.perf_counter()
+    result = CliRunner().invoke(main, ["learn", str(domain), str(tmp_path / "train"), "-o", str(output),
+                                       "--minutes", str(MINUTES)])
+    seconds = time.perf_counter() - start
+    assert result.exit_code == 0, result.output
+    assert output.is_file()
+    assert seconds <= MINUTES * 60 * 1.05 + 1.0, f"the budget did not hold: {seconds:.1f} s"
+    assert "judge:" in result.output and "phases:" in result.output
+    assert not list(tmp_path.glob(".*.partial"))
+
+    meta = _metadata(output)
+    assert meta["heads"]["action_kind"] == "logits" and "value" in meta["heads"]["outputs"]
+    learnt = meta["training_record"]["learn"]
+    assert learnt["command"].startswith("gnnplan learn") and learnt["minutes"] == MINUTES
+    assert learnt["judge"]["problems"] == [problems[-1].stem]  # the largest problem judges
+    assert "solved" in learnt["judge"]
+    assert learnt["data"]["labelled"] and learnt["data"]["states"] > 0
+    assert set(learnt["phases"]) >= {"checking", "labelling", "training", "export"}
+
+    problem = PDDLReader().parse_problem(str(domain), str(large))
+    with OneshotPlanner(name="gnnplan", params={"model": str(output)}) as planner:
+        solved = planner.solve(problem, timeout=60)
+    assert solved.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY), solved.log_messages
+
+
+def _refused(args: list[str], output: Path, *words: str) -> str:
+    result = CliRunner().invoke(main, ["learn", *args, "-o", str(output)])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert not output.exists() and not output.with_name(output.name + ".learn").exists()
+    assert not list(output.parent.glob(".*.partial"))
+    return lines[0]
+
+
+def test_budget_too_small_is_refused(tmp_path):
+    _gripper(tmp_path, [2, 3])
+    _refused([str(tmp_path / "domain.pddl"), str(tmp_path), "--minutes", "0.001"], tmp_path / "m.onnx",
+             "--minutes 0.001", "too small")
+
+
+def test_no_solvable_problem_is_refused(tmp_path):
+    domain = tmp_path / "domain.pddl"
+    domain.write_text("(define (domain locked) (:requirements :strips) (:predicates (open) (inside) (key))"
+                      " (:action unlock :parameters () :precondition (key) :effect (open))"
+                      " (:action enter :parameters () :precondition (open) :effect (inside)))")
+    for i in range(2):
+        (tmp_path / f"p{i}.pddl").write_text(f"(define (problem p{i}) (:domain locked) (:init) (:goal (inside)))")
+    _refused([str(domain), str(tmp_path / "p0.pddl"), str(tmp_path / "p1.pddl"), "--minutes", "1"],
+             tmp_path / "m.onnx", "no training problem is solvable")
+
+
+def test_problem_of_another_domain_is_refused(tmp_path):
+    _gripper(tmp_path / "g", [2, 3])
+    blocks = FIXTURES / "blocksworld" / "two-blocks.pddl"
+    _refused([str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"), str(blocks), "--minutes", "1"],
+             tmp_path / "m.onnx", "another domain", "two-blocks.pddl")
+
+
+def test_unsupported_feature_is_refused(tmp_path):
+    unsupported = FIXTURES / "unsupported"
+    _refused([str(unsupported / "numeric-domain.pddl"), str(unsupported / "numeric-p01.pddl"), "--minutes", "1"],
+             tmp_path / "m.onnx", "numeric-p01.pddl")
+
+
+def test_problems_folder_without_problems_is_refused(tmp_path):
+    _gripper(tmp_path / "g", [2])
+    (tmp_path / "empty").mkdir()
+    _refused([str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "empty"), "--minutes", "1"], tmp_path / "m.onnx",
+             "no problem files")
+
+
+def test_work_folder_of_another_run_is_refused(tmp_path):
+    _gripper(tmp_path / "g", [2, 3])
+    output = tmp_path / "m.onnx"
+    work = output.with_name(output.name + ".learn")
+    work.mkdir()
+    (work / "run.json").write_text(json.dumps({"format": 1, "key": {"domain": "elsewhere", "problems": [], "seed": 0}}))
+    result = CliRunner().invoke(main, ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"),
+                                       "-o", str(output), "--minutes", "1"])
+    assert result.exit_code == 2 and "holds a run of other problems" in result.output, result.output
+    assert not output.exists() and (work / "run.json").is_file()  # the other run's folder is left alone

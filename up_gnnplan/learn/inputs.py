@@ -1,0 +1,101 @@
+"""Gather and check the problems of a ``gnnplan learn`` run before any time is spent on them.
+
+Every problem is loaded once (UP parse, supported-fragment check, pymimir task), so that a problem
+of another domain, an unsupported PDDL feature or a broken file is refused at once, with its name,
+and nothing is written. The problems come back ordered by their number of objects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from up_gnnplan.errors import GnnplanError
+
+_DOMAIN_NAME = re.compile(r"\(\s*define\s*\(\s*domain\s+([^\s)]+)", re.IGNORECASE)
+_PROBLEM_DOMAIN = re.compile(r"\(\s*:domain\s+([^\s)]+)", re.IGNORECASE)
+
+
+class LearnInputError(GnnplanError):
+    """The problems given to ``gnnplan learn`` cannot be learnt from (the message says which and why)."""
+
+
+@dataclass
+class ProblemFile:
+    """A checked training problem."""
+
+    path: Path
+    objects: int  # number of objects (the size problems are ordered and split by)
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def problem_files(domain: Path, given: list[str | Path]) -> list[Path]:
+    """Return the PDDL problem files of ``given`` (files, or folders whose ``*.pddl`` files are read),
+    leaving out the domain file itself; raise :class:`LearnInputError` when there are none."""
+    files: list[Path] = []
+    for entry in map(Path, given):
+        if entry.is_dir():
+            files += sorted(p for p in entry.glob("*.pddl") if p.resolve() != domain.resolve() and not _is_domain(p))
+        elif entry.is_file():
+            files.append(entry)
+        else:
+            raise LearnInputError(f"{entry}: no such file or folder")
+    if not files:
+        raise LearnInputError(f"no problem files in {', '.join(map(str, given)) or '(none given)'}")
+    return list(dict.fromkeys(files))
+
+
+def _is_domain(path: Path) -> bool:
+    return bool(_DOMAIN_NAME.search(path.read_text(errors="replace")[:4000]))
+
+
+def check_problems(domain: Path, files: list[Path], note=None) -> list[ProblemFile]:
+    """Load every problem of ``files`` with ``domain``; return them ordered by object count.
+
+    Raises :class:`LearnInputError` naming the problems of another domain (by their ``(:domain ...)``
+    line) and passes on the loader's errors (unsupported feature, parse error) for the first bad file.
+    """
+    from up_gnnplan.problems import load_task
+
+    text = domain.read_text(errors="replace")
+    found = _DOMAIN_NAME.search(text)
+    if found is None:
+        raise LearnInputError(f"{domain}: not a PDDL domain file (no '(define (domain NAME)')")
+    name = found.group(1).lower()
+    foreign = []
+    for path in files:
+        said = _PROBLEM_DOMAIN.search(path.read_text(errors="replace"))
+        if said is not None and said.group(1).lower() != name:
+            foreign.append(f"{path.name} ({said.group(1)})")
+    if foreign:
+        raise LearnInputError(f"{len(foreign)} problem(s) are of another domain than '{name}' ({domain}): "
+                              + ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else ""))
+    checked, signature = [], None
+    for path in files:
+        task = load_task(domain, path)  # raises UnsupportedFeatureError / ProblemLoadError with the file's name
+        if signature is None:
+            signature = task.signature
+        elif task.signature != signature:
+            raise LearnInputError(f"{path}: its predicates differ from the other problems' "
+                                  f"({task.signature.describe_difference(signature)})")
+        checked.append(ProblemFile(path, task.num_objects))
+        if note is not None:
+            note(len(checked), len(files))
+    return sorted(checked, key=lambda p: (p.objects, p.path.name))
+
+
+def judge_split(problems: list[ProblemFile]) -> tuple[list[ProblemFile], list[ProblemFile]]:
+    """Return (training problems, judge problems): the largest fifth (1 to 3 problems) judges.
+
+    The judge problems are never labelled or trained on; the greedy policy solving them chooses
+    the model (larger than the training problems, as the problems the model is for). A single
+    problem is trained on and there is no judge.
+    """
+    if len(problems) < 2:
+        return problems, []
+    count = min(3, max(1, len(problems) // 5))
+    return problems[:-count], problems[-count:]

@@ -1,0 +1,64 @@
+"""The training recipe of ``gnnplan learn``: the settings behind the shipped models, chosen without per-domain input.
+
+What the shipped models' runs (``benchmarks/training_curve.py``, ``models_zoo/index.json``) had
+in common, and is used here:
+
+- an action head (``logits``: cross-entropy over the optimal actions) beat the value policy on
+  every domain it was tried on (Childsnack 30/30 against 5/30, Rovers 23 against 13, Miconic the
+  same coverage in a quarter of the time: one forward pass per step instead of one per
+  successor). A value head is trained beside it (``logits+value``), so that the engine's mode
+  auto has GBFS on V as the fallback when the action policy gives up;
+- the epoch is chosen by a policy judge (``gnnplan train --validation-problem``): the greedy
+  policy on problems larger than the training ones, most solved, then fewest steps; on Blocks a
+  lower validation error did not mean a better policy on larger problems;
+- no early stop on the validation error (``--patience 1000``): the judge keeps the best epoch;
+- the R-GNN's defaults otherwise (30 shared layers, 32 features, Adam 1e-3, batch 32).
+
+The budget decides the size of an epoch, so that the judge sees ten or more epochs whatever the
+budget; the judge's step limit grows with the judge problems' size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HEAD = "logits+value"
+# An epoch should take about this share of the training time (at least 10 judged epochs).
+EPOCH_SHARE = 0.08
+# Training states per second assumed (logits+value R-GNN on one CPU thread): measured about 100 on Goldminer's
+# states on a loaded 2-core machine, with the epoch's evaluation; a little less, so that epochs are not too long.
+ASSUMED_RATE = 80.0
+MIN_EPOCH_STATES, MAX_EPOCH_STATES = 128, 8192
+
+
+@dataclass
+class Recipe:
+    """The choices of one run (recorded in the model's metadata)."""
+
+    head: str
+    epoch_states: int
+    policy_steps: int
+    seconds: float
+
+
+def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int]) -> Recipe:
+    """Return the recipe for ``train_seconds`` of training on ``labelled`` problem summaries
+    (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects."""
+    epoch_states = int(min(MAX_EPOCH_STATES, max(MIN_EPOCH_STATES, train_seconds * EPOCH_SHARE * ASSUMED_RATE)))
+    # Plans grow about linearly with the objects in most domains; allow the greedy policy three times the
+    # length of the longest labelled plan scaled to the judge's size, and at least 100 steps.
+    per_object = max((p["plan_length"] / max(p["objects"], 1) for p in labelled), default=1.0)
+    largest = max(judge_objects, default=0)
+    policy_steps = int(min(1000, max(100, 3 * per_object * largest)))
+    return Recipe(HEAD, epoch_states, policy_steps, train_seconds)
+
+
+def config_of(recipe: Recipe, seed: int):
+    """Return the :class:`~up_gnnplan.training.config.TrainConfig` of ``recipe`` (imports torch's side)."""
+    from up_gnnplan.training.config import TrainConfig
+
+    # The per-epoch training error is only reported (the judge chooses), so it is taken on a quarter of an epoch.
+    return TrainConfig(architecture="rgnn", head=recipe.head, max_seconds=recipe.seconds, patience=1000,
+                       max_epochs=100_000, epoch_states=recipe.epoch_states, policy_steps=recipe.policy_steps,
+                       validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
+                       seed=seed, threads=1)

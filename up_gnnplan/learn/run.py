@@ -1,0 +1,428 @@
+"""``gnnplan learn``: one budget from PDDL files to an ONNX model, as named, timed stages.
+
+    checking  ─► labelling ─► training (judged) ─► export
+    (inputs)     (labels)     (recipe, loop)       (exporters)
+
+The budget (``minutes``) counts from the command's start, over every session of the run, and
+covers all stages: labelling gets at most :data:`LABEL_SHARE` of it (what it leaves flows to
+training), export keeps back :func:`export_reserve`, training has the rest and holds to its
+deadline (:mod:`up_gnnplan.training.budget`).
+
+The run folder (``work_dir``) keeps what a stopped run needs to go on: ``run.json`` (the
+problems, their labelling outcomes, the recipe, the seconds spent), one ``labels/*.npz`` per
+labelled problem and ``train.safetensors`` (the training state); all small and none pickled.
+The same command continues a stopped run. The ONNX file is written under a temporary name and
+renamed at the end, so the output either is the finished model or is not there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from up_gnnplan.errors import GnnplanError
+from up_gnnplan.learn.inputs import LearnInputError, check_problems, judge_split, problem_files
+
+LABEL_SHARE = 0.30  # labelling takes at most this share of the budget
+MIN_TRAIN_SECONDS = 3.0  # less than this for training is refused (no model could be chosen)
+MIN_BUDGET_SECONDS = 10.0  # below this the run is refused at once: start-up, loading and export alone take seconds
+MAX_STATES = 20_000  # expand a training problem fully up to this many states
+TOO_LARGE_IN_A_ROW = 3  # after this many consecutive problems too large to label, larger ones are not tried
+JOB_GRACE = 5.0  # seconds a labelling job may run past its share (loading the task) before it is killed
+RUN_FORMAT = 1
+
+
+class LearnError(GnnplanError):
+    """A learn run cannot produce a model (too small a budget, nothing labelled)."""
+
+
+@dataclass
+class LearnOptions:
+    """The settings of one ``gnnplan learn`` run."""
+
+    minutes: float = 30.0  # the whole budget, from the command's start to the ONNX file written
+    jobs: int = 1  # labelling processes at once
+    work_dir: Path | None = None  # run folder (default: next to the output, OUTPUT.learn)
+    seed: int = 0
+    memory_mb: int | None = None  # address-space limit of each labelling process
+    max_states: int = MAX_STATES
+    command: str = "gnnplan learn"  # recorded in the model's metadata
+    started: float | None = None  # time.perf_counter() at the command's start (default: now)
+
+
+def export_reserve(budget: float) -> float:
+    """Seconds kept back for exporting (tracing, writing, the metadata: measured 2.4 s for a 30-layer R-GNN on a
+    loaded machine) and for the interpreter's exit (about 1 s with torch loaded)."""
+    return min(30.0, max(4.5, 0.02 * budget))
+
+
+@dataclass
+class _Run:
+    """The run folder's ``run.json``."""
+
+    format: int
+    key: dict  # what must match for a run to continue (domain, problems, seed)
+    spent: float = 0.0  # seconds spent in earlier sessions (and this one, as saved)
+    labels: dict = field(default_factory=dict)  # problem name -> labelling summary
+    labels_done: bool = False
+    recipe: dict | None = None
+    phases: dict = field(default_factory=dict)  # stage -> seconds over all sessions
+    sessions: int = 0
+
+
+class _Clock:
+    """The run's deadline and time spent, over sessions."""
+
+    def __init__(self, budget: float, spent_before: float, started: float):
+        self.budget, self.spent_before, self.started = budget, spent_before, started
+        self.deadline = started + budget - spent_before
+
+    def spent(self) -> float:
+        return self.spent_before + time.perf_counter() - self.started
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+
+def learn(domain, problems, output, options: LearnOptions | None = None, say=None) -> dict:
+    """Learn a model of ``domain`` from ``problems`` (files or folders) and write it to ``output``.
+
+    ``say(line)`` gets the progress lines (default: standard error). Returns the summary that is
+    also recorded in the model's metadata. Raises :class:`LearnError` / :class:`LearnInputError`
+    (or the loader's errors) with nothing written at ``output``.
+    """
+    options = options or LearnOptions()
+    started = options.started if options.started is not None else time.perf_counter()
+    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    budget = options.minutes * 60.0
+    if not budget >= MIN_BUDGET_SECONDS:
+        raise LearnError(f"--minutes {options.minutes:g} ({budget:.1f} s) is too small to train at all: starting, "
+                         f"labelling and exporting alone take seconds; give at least {MIN_BUDGET_SECONDS / 60:.2f} minutes")
+    domain, output = Path(domain), Path(output)
+    if not domain.is_file():
+        raise LearnInputError(f"{domain}: no such domain file")
+    phase_start = time.perf_counter()
+    files = problem_files(domain, problems)
+    say(f"checking {len(files)} problem(s) of {domain.name}")
+    checked = check_problems(domain, files)
+    train_problems, judges = judge_split(checked)
+    work = Path(options.work_dir) if options.work_dir else output.with_name(output.name + ".learn")
+    key = {"domain": str(domain.resolve()), "problems": [str(p.path.resolve()) for p in checked], "seed": options.seed}
+    run, fresh = _open_run(work, key)
+    clock = _Clock(budget, run.spent, started)
+    run.sessions += 1
+    if not fresh:
+        say(f"continuing the run in {work} ({run.spent:.0f} s of {budget:.0f} s spent before)")
+    _add_phase(run, "checking", time.perf_counter() - phase_start)
+    try:
+        result = _stages(domain, output, options, say, run, work, clock, train_problems, judges, checked)
+    except LearnError:
+        if fresh and not any(run.labels.get(p, {}).get("status") in ("expanded", "optimal-plan") for p in run.labels):
+            shutil.rmtree(work, ignore_errors=True)  # nothing worth continuing from
+        raise
+    finally:
+        if work.is_dir():
+            run.spent = clock.spent()
+            _save_run(work, run)
+    return result
+
+
+def _stages(domain, output, options, say, run, work, clock, train_problems, judges, checked) -> dict:
+    if not run.labels_done:
+        start = time.perf_counter()
+        _label_stage(domain, options, say, run, work, clock, train_problems)
+        _add_phase(run, "labelling", time.perf_counter() - start)
+    labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in ("expanded", "optimal-plan")]
+    if not labelled:
+        statuses = {run.labels.get(p.name, {}).get("status") for p in train_problems}
+        if statuses <= {"unsolvable"}:
+            raise LearnError(f"no training problem is solvable: all {len(train_problems)} are proven unsolvable")
+        if statuses <= {"not-tried"}:
+            raise LearnError(f"the budget ran out before any of the {len(train_problems)} training problems was "
+                             "labelled; give more --minutes")
+        raise LearnError(f"no training problem could be labelled within the budget (each of the "
+                         f"{len(train_problems)} was too large: no optimal plan within its share of the "
+                         f"{LABEL_SHARE:.0%} of --minutes for labelling); give more --minutes or smaller problems")
+    start = time.perf_counter()
+    model, encoding, config, record, data = _train_stage(domain, options, say, run, work, clock, labelled, judges)
+    _add_phase(run, "training", time.perf_counter() - start)
+    start = time.perf_counter()
+    summary = _summary(options, run, clock, checked, labelled, judges, record)
+    record["learn"] = summary
+    record["command"] = options.command
+    _export(model, encoding, config, record, data.domain, output)
+    export_seconds = time.perf_counter() - start
+    _add_phase(run, "export", export_seconds)
+    summary["phases"] = {k: round(v, 1) for k, v in run.phases.items()}
+    summary["seconds"] = round(clock.spent(), 1)
+    _amend_metadata(output, record)
+    _report(say, output, summary, config)
+    return summary
+
+
+# -- labelling ---------------------------------------------------------------------------------
+
+def _label_stage(domain, options, say, run, work, clock, problems) -> None:
+    """Label ``problems`` (smallest first) in waves of ``options.jobs``, each problem with a fair share of the
+    labelling time left; stop after :data:`TOO_LARGE_IN_A_ROW` consecutive problems too large to label."""
+    from contextlib import closing
+
+    from up_gnnplan.datasets.build import PRELOAD
+    from up_gnnplan.executors import Job, make_executor
+
+    labels_dir = work / "labels"
+    labels_dir.mkdir(parents=True, exist_ok=True)
+    # A share of the time left (start-up and checks spent part of the budget already); a run continued while
+    # labelling labels on with that share of what it has left.
+    labels_deadline = time.perf_counter() + LABEL_SHARE * clock.left()
+    todo = [p for p in problems if p.name not in run.labels]
+    total = len(problems)
+    say(f"labelling {len(todo)} of {total} training problem(s), smallest first, in at most "
+        f"{max(0.0, labels_deadline - time.perf_counter()):.0f} s")
+    in_a_row, recent = 0, []  # recent: seconds of each finished problem's wave
+    executor = make_executor("local", options.jobs)
+    while todo:
+        left = labels_deadline - time.perf_counter()
+        if left < 1.0 or in_a_row >= TOO_LARGE_IN_A_ROW:
+            why = ("the labelling time is spent" if left < 1.0 else
+                   f"the {TOO_LARGE_IN_A_ROW} smaller problems before them were too large to label")
+            for p in todo:
+                run.labels[p.name] = {"status": "not-tried", "states": 0, "plan_length": 0, "seconds": 0.0, "note": why}
+            say(f"  {len(todo)} larger problem(s) not labelled ({', '.join(p.name for p in todo[:4])}"
+                f"{' ...' if len(todo) > 4 else ''}): {why}")
+            break
+        wave, todo = todo[:options.jobs], todo[options.jobs:]
+        share = max(1.0, left * min(options.jobs, len(wave) + len(todo)) / (len(wave) + len(todo)))
+        share = min(share, left)
+        jobs = [Job(p.name, "up_gnnplan.learn.labels:label_one",
+                    (str(domain.resolve()), str(p.path.resolve()), share, options.max_states,
+                     str((labels_dir / f"{p.name}.npz").resolve())), share + JOB_GRACE, options.memory_mb)
+                for p in wave]
+        by_name = {p.name: p for p in wave}
+        wave_start = time.perf_counter()
+        with executor, closing(executor.run(jobs, PRELOAD + ["up_gnnplan.learn.labels"])) as outcomes:
+            for outcome in outcomes:
+                p = by_name[outcome.key]
+                if outcome.status == "ok":
+                    summary = outcome.value
+                else:
+                    what = {"timeout": f"stopped at the end of its share ({share:.0f} s)",
+                            "memout": f"out of memory (--memory-mb {options.memory_mb})"}.get(
+                        outcome.status, f"{outcome.status}: {str(outcome.error)[:200]}")
+                    summary = {"status": "too-large" if outcome.status in ("timeout", "memout") else "error",
+                               "states": 0, "plan_length": 0, "seconds": round(share, 1), "note": what}
+                summary["objects"] = p.objects
+                run.labels[p.name] = summary
+                in_a_row = in_a_row + 1 if summary["status"] in ("too-large", "error") else 0
+                run.spent = clock.spent()
+                _save_run(work, run)
+                done = sum(1 for q in problems if q.name in run.labels)
+                recent.append(time.perf_counter() - wave_start)
+                say(f"  [{done}/{total}] {p.name} ({p.objects} objects): {_describe_label(summary)}; "
+                    f"{_eta(recent, total - done, options.jobs, labels_deadline)}")
+    run.labels_done = True
+    _save_run(work, run)
+
+
+def _describe_label(summary: dict) -> str:
+    status = summary["status"]
+    if status == "expanded":
+        text = f"{summary['states']:,} states (full state space)"
+    elif status == "optimal-plan":
+        text = f"{summary['states']:,} states along an optimal plan of {summary['plan_length']} steps"
+    elif status == "unsolvable":
+        text = "skipped, unsolvable"
+    else:
+        text = "skipped"
+    note = f" ({summary['note']})" if summary.get("note") else ""
+    return f"{text}{note} in {summary['seconds']:.1f} s"
+
+
+def _eta(recent: list[float], remaining: int, jobs: int, deadline: float) -> str:
+    """An estimate of the labelling time left: what is left times the mean of the last three problems (they
+    grow with the problems' size, so the mean of all would say too little), at most the labelling deadline."""
+    if remaining == 0:
+        return "labelling done"
+    last = recent[-3:]
+    mean = sum(last) / max(len(last), 1)
+    estimate = min(mean * remaining / max(jobs, 1), max(0.0, deadline - time.perf_counter()))
+    return f"about {_duration(estimate)} of labelling left (at most {_duration(max(0.0, deadline - time.perf_counter()))})"
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+# -- training ----------------------------------------------------------------------------------
+
+def _train_stage(domain, options, say, run, work, clock, labelled, judges):
+    from up_gnnplan.datasets.store import Dataset
+    from up_gnnplan.learn.recipe import Recipe, choose, config_of
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.training.loop import train
+
+    data = None
+    for p in labelled:
+        part = Dataset.load(work / "labels" / f"{p.name}.npz", expect=None if data is None else data.signature)
+        if data is None:
+            data = part
+        else:
+            data.extend(part)
+    tasks = [load_task(domain, p.path) for p in judges]
+    state_path = work / "train.safetensors"
+    before = _trained_seconds(state_path)
+    seconds = clock.left() - export_reserve(clock.budget)
+    if seconds < MIN_TRAIN_SECONDS and run.sessions > 1:
+        raise LearnError(f"this run has spent {clock.spent_before:.0f} s of its {clock.budget:.0f} s already: give more "
+                         f"--minutes to train on, or remove {work} to start anew")
+    if seconds < MIN_TRAIN_SECONDS:
+        raise LearnError(f"--minutes {options.minutes:g} leaves {max(seconds, 0):.1f} s for training after "
+                         f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give more --minutes")
+    if run.recipe is None:
+        summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
+        run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges]))
+        _save_run(work, run)
+    recipe = Recipe(**run.recipe)
+    config = config_of(recipe, options.seed)
+    config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
+    say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {len(labelled)} problem(s) for "
+        f"up to {_duration(seconds)}; epochs of {config.epoch_states} states, judged by the greedy policy on "
+        f"{len(judges)} held-back problem(s) ({', '.join(p.name for p in judges) or 'none: by the training error'}, "
+        f"at most {config.policy_steps} steps each)")
+    last = [0.0]
+
+    def on_epoch(epoch, loss, error, best):
+        now = time.perf_counter()
+        if now - last[0] >= min(15.0, max(2.0, clock.budget / 60)):
+            last[0] = now
+            say(f"  epoch {epoch}: loss {loss:.3f}, action error {error:.3f} (best {best:.3f}); "
+                f"{_duration(max(0.0, clock.left() - export_reserve(clock.budget)))} of training left")
+
+    model, encoding, record = train(data, config, on_epoch, validation_tasks=tasks or None, state_path=state_path,
+                                    started=time.perf_counter())
+    return model, encoding, config, record, data
+
+
+def _trained_seconds(state_path: Path) -> float:
+    """Return the training seconds of earlier sessions recorded in a training state file (0 without one)."""
+    if not state_path.is_file():
+        return 0.0
+    try:
+        from safetensors import safe_open
+
+        with safe_open(str(state_path), framework="pt") as handle:
+            return float(json.loads((handle.metadata() or {})["progress"]).get("seconds", 0.0))
+    except Exception:  # a damaged state is reported by the loop itself
+        return 0.0
+
+
+# -- export and summary ------------------------------------------------------------------------
+
+def _export(model, encoding, config, record, domain_name, output: Path) -> None:
+    """Write the ONNX file under a temporary name, then rename it into place."""
+    from up_gnnplan.exporters import export_onnx
+
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        export_onnx(model, encoding, partial, domain=domain_name, train_config=config.to_dict(), training_record=record)
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _amend_metadata(output: Path, record: dict) -> None:
+    """Put the final phase timings (export included) into the file's training record, then rename into place."""
+    import onnx
+
+    from up_gnnplan import model_format
+
+    proto = onnx.load(str(output))
+    for entry in proto.metadata_props:
+        if entry.key == model_format.PREFIX + "training_record":
+            entry.value = json.dumps(record)
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        onnx.save(proto, str(partial))
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
+    judged = record.get("policy_validation")
+    skipped = {name: s for name, s in run.labels.items() if s["status"] not in ("expanded", "optimal-plan")}
+    return {
+        "command": options.command,
+        "minutes": options.minutes,
+        "seed": options.seed,
+        "sessions": run.sessions,
+        "problems": len(checked),
+        "data": {
+            "labelled": {p.name: {k: run.labels[p.name][k] for k in ("status", "states", "plan_length", "seconds")}
+                         for p in labelled},
+            "skipped": {name: {"status": s["status"], "note": s.get("note", "")} for name, s in skipped.items()},
+            "states": int(sum(run.labels[p.name]["states"] for p in labelled)),
+        },
+        "judge": {"problems": [p.name for p in judges], "objects": [p.objects for p in judges],
+                  **({"solved": judged["solved"], "steps": judged["steps"], "step_limit": judged["step_limit"]}
+                     if judged else {}),
+                  "best_epoch": record.get("best_epoch"), "epochs": record.get("epochs")},
+        "recipe": run.recipe,
+        "phases": {k: round(v, 1) for k, v in run.phases.items()},
+        "seconds": round(clock.spent(), 1),
+    }
+
+
+def _report(say, output, summary, config) -> None:
+    data, judge, phases = summary["data"], summary["judge"], summary["phases"]
+    kinds = [s["status"] for s in data["labelled"].values()]
+    say(f"wrote {output}: {config.architecture} ({config.head})")
+    say(f"  labels: {len(kinds)} training problem(s), {data['states']:,} states ({kinds.count('expanded')} expanded, "
+        f"{kinds.count('optimal-plan')} along optimal plans); {len(data['skipped'])} skipped")
+    if judge["problems"]:
+        say(f"  judge: the greedy policy of the chosen epoch ({judge['best_epoch']} of {judge['epochs']}) solved "
+            f"{judge.get('solved', 0)}/{len(judge['problems'])} held-back problems ({', '.join(judge['problems'])}) in "
+            f"{judge.get('steps', 0)} steps (failures count {judge.get('step_limit')})")
+    else:
+        say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
+            "training error")
+    say("  phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())
+        + f"; {summary['seconds']:.0f} s of {summary['minutes'] * 60:.0f} s")
+
+
+# -- the run folder ----------------------------------------------------------------------------
+
+def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
+    """Return (the run of ``work``, whether it is new); refuse a folder of another run."""
+    path = work / "run.json"
+    if path.is_file():
+        try:
+            saved = json.loads(path.read_text())
+            run = _Run(**saved)
+        except (ValueError, TypeError) as error:
+            raise LearnError(f"{path}: not a readable run record ({error}); remove {work} to start anew") from None
+        if run.format != RUN_FORMAT or run.key != key:
+            raise LearnError(f"{work} holds a run of other problems or another seed; remove it or give another "
+                             "--work-dir")
+        return run, False
+    work.mkdir(parents=True, exist_ok=True)
+    run = _Run(RUN_FORMAT, key)
+    _save_run(work, run)
+    return run, True
+
+
+def _save_run(work: Path, run: _Run) -> None:
+    path = work / "run.json"
+    partial = work / "run.json.partial"
+    partial.write_text(json.dumps(asdict(run), indent=1))
+    os.replace(partial, path)
+
+
+def _add_phase(run: _Run, name: str, seconds: float) -> None:
+    run.phases[name] = run.phases.get(name, 0.0) + seconds
