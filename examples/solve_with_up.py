@@ -1,73 +1,49 @@
 """Solve a bundled Blocksworld problem through Unified Planning with the ``gnnplan`` engine.
 
 Shows: ``import up_gnnplan`` registers the engine, ``OneshotPlanner(name="gnnplan",
-params={"model": ..., "mode": "auto"})`` solves a UP problem (the greedy policy first, then
-GBFS on the learned value function), and the plan comes back as a UP ``SequentialPlan`` that
-was validated before it was returned.
+params={"mode": "auto"})`` solves a UP problem with the shipped model of the domain (found by the
+domain's predicates; ``params={"model": "my.onnx"}`` takes another), and the plan comes back as a
+UP ``SequentialPlan`` that was validated before it was returned.
 
-The model is the shipped one for Blocksworld when ``gnnplan models`` lists one; otherwise a
-tiny model is trained on the bundled problems for ``--seconds`` and exported to a temporary
-folder first (that needs torch and onnx: ``pip install 'up-gnnplan[cpu,train,export]'``).
+Needs the solving install only: ``pip install 'up-gnnplan[cpu]'`` (onnxruntime; no torch).
+Run (a few seconds)::
 
-Run (about half a minute; single-threaded torch is fastest on small graphs)::
-
-    OMP_NUM_THREADS=1 python examples/solve_with_up.py [--problem p04.pddl] [--seconds 20]
+    python examples/solve_with_up.py [--problem test-20.pddl] [--mode auto]
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
-from pathlib import Path
+import importlib.util
+import sys
 
-from up_gnnplan.data import example
-
-
-def model_for(domain: str, workdir: Path, seconds: float = 20.0) -> str:
-    """Return the shipped model of a bundled domain, or train and export a tiny one into ``workdir``."""
-    from up_gnnplan.models_zoo import find_model
-    from up_gnnplan.problems import load_task
-
-    problems = sorted(example(domain).parent.glob("p*.pddl"))
-    shipped = find_model(load_task(example(domain), problems[0]).signature)
-    if shipped is not None:
-        print(f"using the shipped model for {domain}: {shipped}")
-        return str(shipped)
-    from up_gnnplan.datasets.build import BuildOptions, build_dataset
-    from up_gnnplan.exporters import export_onnx
-    from up_gnnplan.training import TrainConfig
-    from up_gnnplan.training.loop import train
-
-    print(f"no shipped model for {domain}: training a tiny one for {seconds:g} s on the bundled problems")
-    data = build_dataset(example(domain), problems, BuildOptions(method="expand"))  # V* of every state
-    config = TrainConfig(hidden=16, layers=8, lr=3e-3, batch_size=16, max_seconds=seconds, max_epochs=10**6,
-                         patience=10**6, validation_fraction=0.0)
-    model, encoding, record = train(data, config)
-    path = export_onnx(model, encoding, Path(workdir) / f"{domain}.onnx", domain=data.domain,
-                       train_config=config.to_dict(), training_record=record)
-    print(f"trained on {len(data)} states in {record['seconds']:.0f} s, exported to {path}")
-    return str(path)
+NEEDS = "this example solves with onnxruntime: pip install 'up-gnnplan[cpu]'"
+EXIT_MISSING_EXTRA = 2
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--problem", default="p04.pddl", help="a bundled Blocksworld problem (default: %(default)s)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="training budget when no model ships")
+    parser.add_argument("--problem", default="test-20.pddl",
+                        help="a bundled Blocksworld problem: p02.pddl, p03.pddl, p04.pddl, test-20.pddl (default: %(default)s)")
+    parser.add_argument("--mode", default="auto", help="the engine's mode (default: %(default)s)")
     args = parser.parse_args()
+    if importlib.util.find_spec("onnxruntime") is None:
+        print(NEEDS, file=sys.stderr)
+        sys.exit(EXIT_MISSING_EXTRA)
 
     import up_gnnplan  # noqa: F401  (registers the gnnplan engine with UP)
     from unified_planning.io import PDDLReader, PDDLWriter
     from unified_planning.shortcuts import OneshotPlanner, get_environment
 
+    from up_gnnplan.data import example
+
     get_environment().credits_stream = None  # no credits banner
     problem = PDDLReader().parse_problem(str(example("blocksworld")), str(example("blocksworld", args.problem)))
-    with tempfile.TemporaryDirectory() as workdir:
-        model = model_for("blocksworld", Path(workdir), args.seconds)
-        with OneshotPlanner(name="gnnplan", params={"model": model, "mode": "auto"}) as planner:
-            result = planner.solve(problem, timeout=60)
-    print(f"\n{args.problem}: {result.status.name}")
+    with OneshotPlanner(name="gnnplan", params={"mode": args.mode}) as planner:
+        result = planner.solve(problem, timeout=60)
+    print(f"{args.problem}: {result.status.name}")
     if result.plan is None:
-        raise SystemExit(" ".join(m.message for m in result.log_messages))
+        sys.exit(" ".join(m.message for m in result.log_messages))
     print(PDDLWriter(problem).get_plan(result.plan), end="")
     metrics = result.metrics
     print(f"{len(result.plan.actions)} actions, cost {metrics['plan_cost']}, {metrics['expanded']} states expanded, "

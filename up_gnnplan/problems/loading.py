@@ -7,6 +7,9 @@ UP's reader raises whatever its parser raises (pyparsing exceptions, ``SyntaxErr
 
 from __future__ import annotations
 
+import contextlib
+import gc
+
 import re
 import warnings
 import weakref
@@ -168,6 +171,20 @@ def _translate(error: Exception, path: Path) -> ProblemLoadError:
     return ProblemLoadError(f"{where}: {message}")
 
 
+@contextlib.contextmanager
+def _no_garbage_collection():
+    """Pause Python's cyclic garbage collector (as it was before, after): its full passes over the
+    objects UP's reader makes took 30% of reading 488 blocks (0.70 s against 0.43 s), and while a
+    pass runs it holds the interpreter's lock, so the command's watch over its limits waits."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_pddl(domain: str | Path, problem: str | Path):
     """Parse ``domain`` and ``problem`` into a UP ``Problem``, checking both files first."""
     from unified_planning.io import PDDLReader
@@ -187,7 +204,8 @@ def load_pddl(domain: str | Path, problem: str | Path):
     except Exception as error:  # UP's parser raises many unrelated types
         raise _translate(error, domain_path) from None
     try:
-        up_problem = PDDLReader().parse_problem_string(domain_text, problem_text)
+        with _no_garbage_collection():  # UP's reader makes millions of objects and no cycles to collect
+            up_problem = PDDLReader().parse_problem_string(domain_text, problem_text)
     except Exception as error:
         raise _translate(error, problem_path) from None
     _SOURCES[id(up_problem)] = Source(domain_path, problem_path)
