@@ -37,7 +37,7 @@ Results go to ``benchmarks/results/ablation/`` with every command (and its exit 
 seconds) in ``commands.log``; datasets, problems and models to ``WORK`` (``/tmp``). Run it in the
 background, one thread per process::
 
-    OMP_NUM_THREADS=1 nohup python benchmarks/ablation.py all --domains blocksworld gripper \\
+    OMP_NUM_THREADS=1 nohup python -m benchmarks.ablation all --domains blocksworld gripper \\
         --minutes 3 --tests 10 --timeout 30 &
 """
 
@@ -51,14 +51,17 @@ import platform
 import random
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "ablation"
+from up_gnnplan.compare import natural_key
+
+from . import common
+from .common import RESULTS, ROOT, fmt, note, random_walk, read_json, write_json
+
+OUT = RESULTS / "ablation"
 WORK = Path("/tmp/gnnplan-ablation")
 
 
@@ -158,34 +161,19 @@ def paper_key(arch: str, t: int) -> str:
 
 
 def log(text: str) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / "commands.log").open("a") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  {text}\n")
+    """Append ``text`` to this run's commands.log (``--out`` chooses where)."""
+    note(OUT / "commands.log", text)
 
 
 def run(command: list, check: bool = True, cwd: Path | None = None) -> tuple[bool, str]:
-    """Run ``command`` (logged with its exit status and seconds); return (ok, the last lines of its stderr)."""
-    line = " ".join(shlex.quote(str(c)) for c in command)
-    print(f"$ {line}", flush=True)
-    log(line + (f"   # in {cwd}" if cwd else ""))
-    start = time.perf_counter()
-    process = subprocess.Popen([str(c) for c in command], stderr=subprocess.PIPE, text=True, cwd=cwd)
-    tail = []
-    for text in process.stderr:  # shown as it comes (progress), the end kept for the failure note
-        sys.stderr.write(text)
-        tail = (tail + [text.rstrip()])[-5:]
-    code = process.wait()
-    seconds = time.perf_counter() - start
-    log(f"# exit {code} after {seconds:.0f} s")
-    if code != 0 and check:
-        sys.exit(f"failed: {line}")
-    return code == 0, "\n".join(tail)
+    """Run ``command``, logged in this run's commands.log; return (ok, the last lines of its stderr)."""
+    ran = common.run(command, OUT / "commands.log", check=check, cwd=cwd, keep_tail=True)
+    return ran.ok, ran.tail
 
 
 def natural(path: Path) -> list:
-    import re
-
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+    """Sort key of a problem file by its name: p2 before p10."""
+    return natural_key(path.name)
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -318,7 +306,6 @@ def speed_batch(name: str, size: int, seed: int):
     """
     from up_gnnplan.problems import load_task
     from up_gnnplan.search.common import Inputs
-    from up_gnnplan.states import successors
 
     tests = split_files(name, "test", 0)
     problem = tests[0]
@@ -327,12 +314,8 @@ def speed_batch(name: str, size: int, seed: int):
     for _ in range(50 * size):
         if len(states) >= size:
             break
-        state = task.initial_state()
-        for _ in range(rng.randint(1, 60)):
-            options = successors(state)
-            if not options:
-                break
-            state = rng.choice(options)[1]
+        start = task.initial_state()
+        state = [start, *random_walk(start, rng.randint(1, 60), rng)][-1]
         if state.get_index() not in seen:
             seen.add(state.get_index())
             states.append(state)
@@ -413,8 +396,7 @@ def goose(args, name: str, tests: list[Path]) -> None:
 
     model = OUT / "goose" / f"{name}.json"
     if not model.is_file():
-        sys.path.insert(0, str(ROOT))  # `benchmarks.goose` from the repository root
-        from benchmarks.goose.train import TrainConfig, train_file
+        from .goose.train import TrainConfig, train_file  # the peer extra's packages: only here
 
         config = TrainConfig(seed=args.seed)
         log(f"# {name}: WL-GOOSE trained in-process: benchmarks.goose.train.train_file({WORK / name / 'train.npz'}, "
@@ -469,12 +451,6 @@ def plan_lengths(lengths: list[int]) -> tuple[str, str, str]:
     return str(sum(lengths)), f"{statistics.median(lengths):g}", f"{statistics.mean(lengths):.0f}"
 
 
-def fmt(x, digits: int = 0) -> str:
-    if x is None:
-        return ""
-    return f"{x:,.{digits}f}"
-
-
 def report(args) -> None:
     training, speeds = read_json(OUT / "training.json"), read_json(OUT / "speed.json")
     domains = [d for d in args.domains if (WORK / d / "test" / "files.json").is_file() or (OUT / "compare" / d).is_dir()]
@@ -484,7 +460,7 @@ def report(args) -> None:
                "domains": {d: domain_results(d, args.archs, training, speeds) for d in domains}}
     write_json(OUT / "results.json", results)
     lines = ["# Architectures side by side (issue 15)", "",
-             "Written by `benchmarks/ablation.py report` from the raw results next to it: `commands.log` (every command, its "
+             "Written by `python -m benchmarks.ablation report` from the raw results next to it: `commands.log` (every command, its "
              "exit status and seconds), `training.json` (training records), `speed.json` (evaluated states/s), "
              "`compare/DOMAIN/ARCH/` (`gnnplan compare`: per-task results of the greedy policy and the default mode), "
              "`results.json` (all of it per domain and architecture).", "",
@@ -656,19 +632,7 @@ def invocations() -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# -- files ---------------------------------------------------------------------------------------
-
-
-def read_json(path: Path) -> dict:
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
-def write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n")
-
-
-def main():
+def main(argv: list[str] | None = None) -> None:
     global OUT, WORK
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["data", "train", "test", "report", "all"])
@@ -691,7 +655,7 @@ def main():
     parser.add_argument("--retry-failed", action="store_true", help="train again the architectures that failed")
     parser.add_argument("--out", type=Path, default=OUT, help="results folder")
     parser.add_argument("--work", type=Path, default=WORK, help="folder of problems, datasets and models")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     OUT, WORK = args.out.resolve(), args.work.resolve()
     from up_gnnplan.models import ARCHITECTURES
 
@@ -700,7 +664,8 @@ def main():
     if unknown:
         parser.error(f"unknown architecture(s) {', '.join(unknown)}; choose from {', '.join(ARCHITECTURES)}")
     threads = f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} " if "OMP_NUM_THREADS" in os.environ else ""
-    log("# run: " + threads + " ".join(shlex.quote(a) for a in ["python", "benchmarks/ablation.py", *sys.argv[1:]]))
+    arguments = sys.argv[1:] if argv is None else argv
+    log("# run: " + threads + shlex.join(["python", "-m", "benchmarks.ablation", *arguments]))
     stages = {"data": data, "train": train, "test": test}
     if args.stage == "report":
         report(args)

@@ -33,7 +33,7 @@ Three stages, each recorded in ``benchmarks/results/action_heads/`` with every c
     exports SPEC's model of each domain into the shipped models under the domain's name and
     records its coverage (from ``coverage``) in the index.
 
-    OMP_NUM_THREADS=1 nohup python benchmarks/action_heads.py train childsnack satellite --minutes 6 &
+    OMP_NUM_THREADS=1 nohup python -m benchmarks.action_heads train childsnack satellite --minutes 6 &
 
 A spec ``HEAD@LOSS`` trains with ``--loss LOSS``: ``--heads value value@rank value@l1+rank``
 compares the V* regression with the ranking objective (issue 14) on the same data and minutes.
@@ -44,18 +44,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_zoo import DOMAINS, SHARED, expandable, label_optimal, larger, run, test_problems  # noqa: E402
+from up_gnnplan.compare import natural_key
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "action_heads"
+from .build_zoo import label_optimal
+from .common import (DOMAINS, RESULTS, ROOT, SHARED, expandable, keep_value_model, largest, larger, note, read_json,
+                     run, set_coverage, test_problems, write_json)
+
+OUT = RESULTS / "action_heads"
 WORK = Path("/tmp/gnnplan-actions")
 LOG = OUT / "commands.log"
-GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
+GOOSE_MODELS = RESULTS / "goose" / "models"
 ZOO_EVAL = ROOT / "benchmarks" / "zoo" / "eval"
 
 
@@ -88,14 +89,14 @@ def datasets(name: str, optimal: int, most: int, reuse: bool) -> tuple[Path, lis
     problems = expandable(spec.train, spec.limit, most)
     candidates = larger(spec.larger or spec.train, spec.limit, tests, 2 * optimal)
     data = folder / "train.npz"
-    run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, data, reuse)
+    run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, output=data if reuse else None)
     labelled = label_optimal(domain, candidates, name, LOG, reuse, folder=folder)
     extra, valid = labelled[:optimal], labelled[optimal:]
     return data, extra, [a for v in valid for a in ("--validation-dataset", v)]
 
 
 def train(args) -> None:
-    records = _read(OUT / "training.json")
+    records = read_json(OUT / "training.json")
     for name in args.domains:
         data, extra, validation = datasets(name, args.optimal, args.most, args.reuse)
         for spec in args.heads:
@@ -105,7 +106,7 @@ def train(args) -> None:
                  "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *validation], LOG)
             run(["gnnplan", "export", checkpoint, "-o", model_file(name, spec)], LOG)
             records[f"{name}/{spec}"] = _training_summary(model_file(name, spec))
-            _write(OUT / "training.json", records)
+            write_json(OUT / "training.json", records)
 
 
 def _training_summary(path: Path) -> dict:
@@ -127,9 +128,7 @@ def steps(args) -> None:
     from up_gnnplan.runtime import OnnxValueFunction
     from up_gnnplan.search import action_policy_rollout, policy_rollout
 
-    from policy_steps import largest  # the same largest testing/easy task as policy_steps.py
-
-    rows = _read(OUT / "steps.json")
+    rows = read_json(OUT / "steps.json")  # on the same largest testing/easy task as policy_steps.py
     for name in args.domains:
         objects, problem = largest(name)
         task = load_task(SHARED / DOMAINS[name].domain, problem)
@@ -145,7 +144,7 @@ def steps(args) -> None:
                           "evaluated_per_step": round(result.evaluated / done, 1), "status": result.status.value}
         row["ratio"] = round(row["value"]["ms_per_step"] / row["action"]["ms_per_step"], 1)
         rows[name] = row
-        _write(OUT / "steps.json", rows)
+        write_json(OUT / "steps.json", rows)
         print(json.dumps({name: row}), flush=True)
     lines = ["| domain | problem | objects | successors/step | value ms/step | action ms/step | value / action |",
              "|---|---|---:|---:|---:|---:|---:|"]
@@ -203,10 +202,9 @@ def larger_problems(args) -> None:
         folder = WORK / name
         used = [Path(record.problem_file) for path in [folder / "train.npz", *sorted(folder.glob("opt-*.npz"))][:1 + args.optimal]
                 for record in Dataset.load(path).problems]
-        largest = max(used, key=lambda problem: (size_params(problem).get("blocks", 0), sum(size_params(problem).values())))
-        params = size_params(largest)
-        with LOG.open("a") as log:
-            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: largest training problem {largest} ({params})\n")
+        biggest = max(used, key=lambda problem: (size_params(problem).get("blocks", 0), sum(size_params(problem).values())))
+        params = size_params(biggest)
+        note(LOG, f"# {name}: largest training problem {biggest} ({params})")
         for factor in (2, 3, 4, 5):
             sizes = [a for k, v in SCALE[name](params, factor).items() for a in ("-p", f"{k}={v}")]
             run(["gnnplan", "generate", name, "-o", folder / "larger", "--count", 2, "--seed", factor, *sizes], LOG)
@@ -215,13 +213,13 @@ def larger_problems(args) -> None:
 def coverage(args) -> None:
     from up_gnnplan.compare import read_results
 
-    table = _read(OUT / "coverage.json")
+    table = read_json(OUT / "coverage.json")
     for name in args.domains:
         spec = DOMAINS[name]
         domain, tests = SHARED / spec.domain, test_problems(spec, args.count)
         if args.larger:
             domain = WORK / name / "larger" / "domain.pddl"
-            tests = sorted(domain.parent.glob("p-*.pddl"), key=lambda p: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", p.name)])
+            tests = sorted(domain.parent.glob("p-*.pddl"), key=lambda p: natural_key(p.name))
         key = f"{name}-larger" if args.larger else name
         runs = [("lama-first", "fast-downward", None), ("shipped-value", "gnnplan:policy", None)]
         peer = GOOSE_MODELS / f"{name}.json"
@@ -238,9 +236,7 @@ def coverage(args) -> None:
             records = _zoo_rows(name, tests) if label == "shipped-value" and not (
                 args.larger or args.rerun_shipped or out.is_dir()) else []
             if records:
-                with LOG.open("a") as log:
-                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: shipped-value rows read from "
-                              f"{ZOO_EVAL.relative_to(ROOT)}/{name}/results.jsonl\n")
+                note(LOG, f"# {name}: shipped-value rows read from {ZOO_EVAL.relative_to(ROOT)}/{name}/results.jsonl")
                 table.setdefault(key, {})[label] = {"solved": sum(1 for r in records if r["solved"]),
                                                     "tasks": len(records), "from": "benchmarks/zoo/eval"}
                 continue
@@ -252,7 +248,7 @@ def coverage(args) -> None:
                  "--jobs", args.jobs, "--no-plots", "-o", out, "--resume"], LOG)
             records = read_results(out / "results.jsonl")
             table.setdefault(key, {})[label] = {"solved": sum(1 for r in records if r["solved"]), "tasks": len(records)}
-            _write(OUT / "coverage.json", table)
+            write_json(OUT / "coverage.json", table)
     labels = sorted({label for row in table.values() for label in row})
     lines = ["| domain | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
     for name, row in table.items():
@@ -270,10 +266,9 @@ def ship(args) -> None:
     larger generated set when measured) beside LAMA-first, the replaced model and WL-GOOSE.
     """
     from up_gnnplan.compare import read_results
-    from up_gnnplan.models_zoo import editing_index, keep_value_model
 
     spec = args.heads[0]
-    table = _read(OUT / "coverage.json")
+    table = read_json(OUT / "coverage.json")
     for name in args.domains:
         checkpoint = model_file(name, spec).with_suffix(".pt")
         keep_value_model(name)
@@ -292,17 +287,13 @@ def ship(args) -> None:
             parts.append(f"{what}, {args.timeout:g} s each: gnnplan (default mode) {solved}/{len(ours)}; {others} "
                          f"(shipped-value: the domain's value model, {name}-value). Per-task results: "
                          f"benchmarks/results/action_heads/coverage/{key}/")
-        with editing_index() as models:
-            for entry in models:
-                if entry["name"] == name:
-                    entry["coverage"] = " ".join(parts) or "not measured"
-                    entry.pop("more_coverage", None)
+        set_coverage(name, " ".join(parts) or "not measured", shipped_now=True)
         print(name, " ".join(parts) or "not measured")
 
 
 def report(args) -> None:
     """Write ``report.md``: the training, step-time and coverage tables from the stages' JSON files."""
-    training, steps_ = _read(OUT / "training.json"), _read(OUT / "steps.json")
+    training, steps_ = read_json(OUT / "training.json"), read_json(OUT / "steps.json")
     # The coverage counts come from the results files themselves (coverage.json is a convenience
     # written by each coverage run, and two runs at once can overwrite each other's rows).
     from up_gnnplan.compare import read_results
@@ -314,7 +305,7 @@ def report(args) -> None:
             if records:
                 cover.setdefault(folder.name, {})[label] = {
                     "solved": sum(1 for r in records if r["solved"] and r["valid"]), "tasks": len(records)}
-    _write(OUT / "coverage.json", cover)
+    write_json(OUT / "coverage.json", cover)
     lines = ["## Training (same data and minutes per domain)", "",
              "| domain | head | states trained | states/s | epochs | minutes to the best epoch | validation |",
              "|---|---|---:|---:|---:|---:|---|"]
@@ -386,16 +377,7 @@ def coverage_rows(key: str, label: str) -> list[dict]:
     return read_results(path)
 
 
-def _read(path: Path) -> dict:
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
-def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n")
-
-
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["train", "steps", "larger", "coverage", "ship", "report"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(DOMAINS)))
@@ -417,7 +399,7 @@ def main():
                         help="stage coverage: run each model in the default mode only (not also its policy alone)")
     parser.add_argument("--rerun-shipped", action="store_true",
                         help="run the shipped model's policy again instead of taking its rows from benchmarks/zoo/eval")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     unknown = sorted(set(args.domains) - set(DOMAINS))
     if unknown:
         parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(DOMAINS))}")

@@ -13,26 +13,21 @@ greedy-policy states, alternating which goes first, ``--repeats`` times each. Pr
 largest IPC 2023 ``testing/easy`` task of each domain, and generated Gripper and Logistics
 problems with hubs. Prints one markdown table; ratios are taken within the run:
 
-    OMP_NUM_THREADS=1 python benchmarks/aggregation_levels.py --steps 3 --repeats 3
+    OMP_NUM_THREADS=1 python -m benchmarks.aggregation_levels --steps 3 --repeats 3
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from policy_steps import DOMAINS, largest_tasks  # noqa: E402
-from runtime_speed import table  # noqa: E402
+from .common import IPC2023, ROOT, clock_line, greedy_walk, largest_tasks, table
 
-ROOT = Path(__file__).resolve().parents[1]
 # Generated problems with hubs: (generator, parameters); each with the shipped model of its domain.
 GENERATED = {"gripper-150": ("gripper", {"balls": 150}), "logistics-c10p40": ("logistics", {"cities": 10, "city_size": 6,
                                                                                              "packages": 40, "airplanes": 4})}
@@ -59,24 +54,22 @@ def file_before(path: Path, revision: str, folder: Path) -> Path:
     return out
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("sets", nargs="*", default=DOMAINS + list(GENERATED), metavar="SET",
-                        help=f"IPC 2023 domains and generated problems: {', '.join(DOMAINS + list(GENERATED))}")
+    parser.add_argument("sets", nargs="*", default=[*IPC2023, *GENERATED], metavar="SET",
+                        help=f"IPC 2023 domains and generated problems: {', '.join([*IPC2023, *GENERATED])}")
     parser.add_argument("--before", default="8bccd58", help="git revision of the one-level files (the last before they were exported again)")
     parser.add_argument("--steps", type=int, default=3, help="policy steps per problem (one batch each)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each file per batch")
     parser.add_argument("--max-batch", type=int, default=400, help="skip batches with more successors (seconds each)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from up_gnnplan.encodings.packing import pack
     from up_gnnplan.runtime import OnnxValueFunction
     from up_gnnplan.search.common import Inputs
-    from up_gnnplan.states.successors import is_goal, successors
 
-    print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
-          f"{os.environ.get('OMP_NUM_THREADS')}, before = {args.before}", flush=True)
+    print(f"{clock_line('start')}, before = {args.before}", flush=True)
     work = Path(tempfile.mkdtemp(prefix="gnnplan-levels-"))
-    tasks = list(largest_tasks([s for s in args.sets if s in DOMAINS]))
+    tasks = list(largest_tasks([s for s in args.sets if s in IPC2023]))
     tasks += list(generated_tasks([s for s in args.sets if s in GENERATED], work))
     out = []
     for domain, objects, problem, task, path in tasks:
@@ -85,13 +78,10 @@ def main():
         subprocess.run(["gnnplan", "export", str(old), "-o", str(new)], check=True, capture_output=True)
         sessions = {"one level": OnnxValueFunction(old), "two levels": OnnxValueFunction(new)}
         vf, convert = sessions["two levels"], Inputs(task)
-        state, seen = task.initial_state(), set()
-        seconds, batches, states, diff = {k: 0.0 for k in sessions}, 0, 0, 0.0
-        for step in range(args.steps):
-            seen.add(state.get_index())
-            children = [c for _, c, _ in successors(state) if c.get_index() not in seen]
-            if not children or len(children) > args.max_batch:
-                break
+        totals = {"one level": 0.0, "two levels": 0.0, "batches": 0, "states": 0, "diff": 0.0}
+
+        def both_files(children):
+            """Time the batch ``children`` on both files, alternating which goes first; return its values."""
             feed = pack(vf.encoding.encode(convert(children)), vf.encoding.relations)
             values = {}
             for repeat in range(args.repeats):
@@ -99,24 +89,26 @@ def main():
                     session = sessions[kind]
                     start = time.perf_counter()
                     values[kind] = session.session.run(["value"], {n: feed[n] for n in session.input_names})[0]
-                    seconds[kind] += time.perf_counter() - start
-            diff = max(diff, float(np.abs(values["one level"] - values["two levels"]).max()))
-            batches, states = batches + 1, states + len(children)
-            state = children[int(np.argmin(values["two levels"]))]
-            if is_goal(task, state):
-                break
+                    totals[kind] += time.perf_counter() - start
+            totals["diff"] = max(totals["diff"], float(np.abs(values["one level"] - values["two levels"]).max()))
+            totals["batches"] += 1
+            totals["states"] += len(children)
+            return values["two levels"]
+
+        greedy_walk(task, args.steps, args.max_batch, both_files)
+        batches = totals["batches"]
         if not batches:
             print(f"{domain}: no batch within --max-batch {args.max_batch}", flush=True)
             continue
         r = args.repeats
-        row = [domain, Path(problem).name, str(objects), Path(path).stem, str(batches), f"{states / batches:.0f}",
-               f"{1000 * seconds['one level'] / (batches * r):.1f}", f"{1000 * seconds['two levels'] / (batches * r):.1f}",
-               f"{seconds['one level'] / seconds['two levels']:.2f}x", f"{diff:.1e}"]
+        row = [domain, Path(problem).name, str(objects), Path(path).stem, str(batches), f"{totals['states'] / batches:.0f}",
+               f"{1000 * totals['one level'] / (batches * r):.1f}", f"{1000 * totals['two levels'] / (batches * r):.1f}",
+               f"{totals['one level'] / totals['two levels']:.2f}x", f"{totals['diff']:.1e}"]
         out.append(row)
         print(" | ".join(row), flush=True)
     print(table(["problem set", "problem", "objects", "model", "batches", "states/batch", "ms/batch, one level",
                  "ms/batch, two levels", "speed-up", "max |diff|"], out))
-    print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}")
+    print(clock_line("end"))
 
 
 if __name__ == "__main__":

@@ -9,41 +9,37 @@ both see the same machine load. Reported per run: the training record's states p
 dataset: every state of two generated 6-block Blocksworld problems (``gnnplan generate``,
 ``gnnplan dataset``; built once).
 
-    OMP_NUM_THREADS=1 python benchmarks/ddp_scaling.py --repeats 2 --epochs 3 --epoch-states 2048
+    OMP_NUM_THREADS=1 python -m benchmarks.ddp_scaling --repeats 2 --epochs 3 --epoch-states 2048
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shlex
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "ddp_scaling"
+from . import common
+from .common import RESULTS, write_json
+
+OUT = RESULTS / "ddp_scaling"
 WORK = Path("/tmp/gnnplan-ddp")
 
 
-def run(command: list[str], log: Path) -> None:
-    line = " ".join(shlex.quote(str(c)) for c in command)
-    print(f"$ {line}", flush=True)
-    with log.open("a") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  {line}\n")
-    subprocess.run([str(c) for c in command], check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+def run(command: list, log: Path) -> None:
+    """Run ``command`` with one thread per process, logged; a failure stops the script."""
+    common.run(command, log, env={**os.environ, "OMP_NUM_THREADS": "1"})
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--epoch-states", type=int, default=2048)
     parser.add_argument("--batch-size", type=int, default=64)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     WORK.mkdir(parents=True, exist_ok=True)
     log = OUT / "commands.log"
@@ -76,8 +72,9 @@ def main() -> int:
     walls = {p: statistics.median(r["wall_seconds"] for r in rows if r["processes"] == p) for p in launchers}
     summary = {"rows": rows, "median_states_per_second": median, "median_wall_seconds": walls,
                "ratio_2_over_1": round(median[2] / median[1], 2), "load_before": load_before, "load_after": load_after,
-               "command": "OMP_NUM_THREADS=1 python benchmarks/ddp_scaling.py " + " ".join(sys.argv[1:])}
-    (OUT / "results.json").write_text(json.dumps(summary, indent=1) + "\n")
+               "command": "OMP_NUM_THREADS=1 python -m benchmarks.ddp_scaling "
+                          + " ".join(sys.argv[1:] if argv is None else argv)}
+    write_json(OUT / "results.json", summary)
     table = ["| processes | states/s (median) | wall s (median) | runs |", "|---:|---:|---:|---:|"]
     for p in launchers:
         table.append(f"| {p} | {median[p]:.0f} | {walls[p]:.0f} | {sum(r['processes'] == p for r in rows)} |")

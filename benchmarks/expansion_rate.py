@@ -23,8 +23,8 @@ timings of a few milliseconds are noisy. The load average at start and end is pr
 
 Run single-threaded for comparable numbers::
 
-    OMP_NUM_THREADS=1 python benchmarks/expansion_rate.py --repeat 3
-    OMP_NUM_THREADS=1 python benchmarks/expansion_rate.py --max-states 5000 --seconds 30 \\
+    OMP_NUM_THREADS=1 python -m benchmarks.expansion_rate --repeat 3
+    OMP_NUM_THREADS=1 python -m benchmarks.expansion_rate --max-states 5000 --seconds 30 \\
         --problem DOMAIN.pddl:PROBLEM.pddl --problem ... --markdown table.md
 
 Without ``--problem`` it measures the bundled Blocksworld ``p04`` (125 states) and, when
@@ -45,8 +45,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "benchmarks"
+from .common import SHARED
 
 
 @dataclass
@@ -276,8 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{load}; {os.cpu_count()} cpus", file=sys.stderr)
     print(table)
     if args.markdown is not None:
-        command = "OMP_NUM_THREADS={} python {}".format(
-            os.environ.get("OMP_NUM_THREADS", "<unset>"), " ".join(shlex.quote(a) for a in sys.argv)
+        command = "OMP_NUM_THREADS={} python -m benchmarks.expansion_rate {}".format(
+            os.environ.get("OMP_NUM_THREADS", "<unset>"), shlex.join(sys.argv[1:] if argv is None else argv)
         )
         args.markdown.write_text(
             f"<!-- {command} ; {datetime.datetime.now().isoformat(timespec='seconds')} ; "

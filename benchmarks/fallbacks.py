@@ -15,23 +15,19 @@ the same model (``shipped-value``; for most domains action_heads.py read those f
 evaluation, and so does this script). ``table`` writes ``table.md``: coverage of each, and the mean
 plan length on the tasks both fallbacks solved.
 
-    OMP_NUM_THREADS=1 python benchmarks/fallbacks.py run transport satellite rovers sokoban
-    python benchmarks/fallbacks.py table
+    OMP_NUM_THREADS=1 python -m benchmarks.fallbacks run transport satellite rovers sokoban
+    python -m benchmarks.fallbacks table
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from action_heads import coverage_rows  # noqa: E402
-from build_zoo import DOMAINS, SHARED, run, test_problems  # noqa: E402
+from .action_heads import coverage_rows
+from .common import DOMAINS, RESULTS, SHARED, run, test_problems, write_json
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "fallbacks"
+OUT = RESULTS / "fallbacks"
 LOG = OUT / "commands.log"
 FALLBACKS = ("model", "model+ff")  # GBFS on V, dual-gbfs
 
@@ -72,19 +68,19 @@ def table(args) -> None:
         lines.append(f"| {folder.name} | {tasks} | {peer['lama-first']} | {peer['wl-goose']} | {peer['shipped-value']} | "
                      f"{solved['model']}/{tasks} | {solved['model+ff']}/{len(runs['model+ff'])} | {length} |")
     (OUT / "table.md").write_text("\n".join(lines) + "\n")
-    (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
+    write_json(OUT / "table.json", summary)
     print("\n".join(lines))
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["run", "table"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(DOMAINS)))
     parser.add_argument("--timeout", type=float, default=60.0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     {"run": run_domains, "table": table}[args.stage](args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

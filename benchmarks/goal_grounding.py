@@ -35,9 +35,10 @@ with every command in ``commands.log``:
     goal variant), its model (``--ema``: weight averaging; ``--loss mse+rank``: the goal variants of
     each state ranked, beside the shipped models' ``mse``) and its results
     (``ground-filter@NAME``, ``ground-no-filter@NAME``; LAMA-first's runs are shared). Its training
-    keeps its state in ``results/goal_grounding/MODEL@NAME.safetensors``: the same command continues
-    a stopped run. ``--judge`` (train) chooses the epoch by what the binder makes of larger problems
-    (``JUDGE_SEED``'s problems of the ``judge`` sizes: greedy binding with the static filter, the ground
+    keeps its state in ``WORK/MODEL/state@NAME.safetensors``: the same command continues a stopped
+    run; the state's header (config, and the curve of every epoch) goes to
+    ``results/goal_grounding/MODEL@NAME.metadata.json``. ``--judge`` (train) chooses the epoch by
+    what the binder makes of larger problems (``JUDGE_SEED``'s problems of the ``judge`` sizes: greedy binding with the static filter, the ground
     goal solved by LAMA-first; most solved, then the fewest plan steps in all;
     :mod:`up_gnnplan.grounding.judge`) in place of the validation error. ``--beam K`` tests mode ground with ``binding_beam=K`` (the model's K best partial
     bindings per step, the ground goals ordered by FF) with the static filter only: results
@@ -60,12 +61,12 @@ with every command in ``commands.log``:
     solved), and the speed-up of LAMA-first on the quantified goal over mode ground (geometric mean
     of the per-task wall-time ratios, both solved).
 
-    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py data exists-blocks
-    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py train exists-blocks --minutes 10
-    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py test exists-blocks --set optimal
-    python benchmarks/goal_grounding.py table
-    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py data exists-blocks exists-blocks-c --run valid --valid-share 0.9
-    OMP_NUM_THREADS=1 python benchmarks/goal_grounding.py train exists-blocks --run valid --minutes 60 --layers 16
+    OMP_NUM_THREADS=1 python -m benchmarks.goal_grounding data exists-blocks
+    OMP_NUM_THREADS=1 python -m benchmarks.goal_grounding train exists-blocks --minutes 10
+    OMP_NUM_THREADS=1 python -m benchmarks.goal_grounding test exists-blocks --set optimal
+    python -m benchmarks.goal_grounding table
+    OMP_NUM_THREADS=1 python -m benchmarks.goal_grounding data exists-blocks exists-blocks-c --run valid --valid-share 0.9
+    OMP_NUM_THREADS=1 python -m benchmarks.goal_grounding train exists-blocks --run valid --minutes 60 --layers 16
 """
 
 from __future__ import annotations
@@ -76,12 +77,11 @@ import json
 import math
 import random
 import subprocess
-import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "goal_grounding"
+from .common import RESULTS, ROOT, note, read_json, record_state, run, set_coverage, write_json
+
+OUT = RESULTS / "goal_grounding"
 WORK = Path("/tmp/gnnplan-grounding")
 LOG = OUT / "commands.log"
 
@@ -127,21 +127,6 @@ TEST_SEEDS = {"optimal": 2000, "lama": 3000, "hard": 4000}
 JUDGE_SEED = 5000
 
 
-def run(command: list, output: Path | None = None, check: bool = True) -> bool:
-    """Run ``command`` (logged); with ``output`` given and present, skip it (resumable stages)."""
-    command = [str(c) for c in command]
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    LOG.parent.mkdir(parents=True, exist_ok=True)
-    if output is not None and Path(output).exists():
-        with LOG.open("a") as log:
-            log.write(f"{stamp}  # kept {output}\n")
-        return True
-    with LOG.open("a") as log:
-        log.write(f"{stamp}  {' '.join(command)}\n")
-    print("$", " ".join(command), flush=True)
-    return subprocess.run(command, check=check).returncode == 0
-
-
 def generate(domain: str, split: str, count: int, seed: int, sizes: list[dict] | None = None,
              folder: str = "") -> list[Path]:
     """Generate ``count`` problems per (size, variables, colours, neq) choice of ``split`` (its ``SIZES``, or
@@ -160,12 +145,12 @@ def generate(domain: str, split: str, count: int, seed: int, sizes: list[dict] |
             params["on_table"] = rng.randint(0, 1)
         arguments = [a for k, v in params.items() for a in ("-p", f"{k}={v}")]
         done = run(["gnnplan", "generate", domain, "-o", out, "--count", count, "--seed", seed + index, *arguments],
-                   check=False)
+                   LOG, check=False)
         if not done:  # e.g. more colours than objects: try with fewer colours once
             params["colours"] = 1 + colours // 2
             arguments = [a for k, v in params.items() for a in ("-p", f"{k}={v}")]
             run(["gnnplan", "generate", domain, "-o", out, "--count", count, "--seed", seed + index, *arguments],
-                check=False)
+                LOG, check=False)
         problems += sorted(out.glob("p-*.pddl"))
     return problems
 
@@ -182,7 +167,7 @@ def data(args) -> None:
             share = ["--valid-share", args.valid_share] if args.valid_share != 0.5 else []
             share += ["--shared-states"] if args.shared_states else []
             run(["gnnplan", "dataset", domain_file, *problems, "--grounding", "--goals-per-problem", goals,
-                 "--states-per-goal", args.states, "--max-states", args.max_states, *share, "-o", out], out)
+                 "--states-per-goal", args.states, "--max-states", args.max_states, *share, "-o", out], LOG, output=out)
         for split, seed in TEST_SEEDS.items():
             if not (WORK / domain / split).is_dir():  # the same seeds make the same files: not rewritten under a test
                 generate(domain, split, args.test_count, seed)
@@ -205,14 +190,17 @@ def train(args) -> None:
         data += [WORK / d / f"train@{args.also_data}.npz" for d in served] if args.also_data else []
         validation = [a for d in served for a in ("--validation-dataset", WORK / d / f"valid{suffix(args)}.npz")]
         checkpoint = model_file(model, ".pt", suffix(args))
-        extra = ["--state", OUT / f"{model}{suffix(args)}.safetensors"] if args.run else []
+        state = WORK / model / f"state{suffix(args)}.safetensors"  # megabytes: out of the repository
+        extra = ["--state", state] if args.run else []
         extra += ["--ema", args.ema] if args.ema else []
         extra += ["--patience", args.patience] if args.patience else []
         extra += ["--snapshot-minutes", args.marks] if args.marks else []
         extra += judge_options(served) if args.judge else []
         run(["gnnplan", "train", *data, *validation, "--loss", args.loss, "--lr", "1e-3", "--layers", args.layers,
-             "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *extra, "-o", checkpoint])
-        run(["gnnplan", "export", checkpoint, "-o", model_file(model, ".onnx", suffix(args))])
+             "--seed", args.seed, "--max-seconds", int(60 * args.minutes), *extra, "-o", checkpoint], LOG)
+        if args.run:
+            record_state(state, OUT / f"{model}{suffix(args)}.metadata.json")
+        run(["gnnplan", "export", checkpoint, "-o", model_file(model, ".onnx", suffix(args))], LOG)
 
 
 def judge_options(domains: list[str]) -> list:
@@ -235,7 +223,7 @@ def ship(args) -> None:
     for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
         tag = suffix(args) + (f"-{args.mark}" if args.mark else "")
         run(["gnnplan", "export", model_file(model, ".pt", tag), "-o", WORK / model / "grounding-shipped.onnx",
-             "--ship", f"{model}-grounding"])
+             "--ship", f"{model}-grounding"], LOG)
         if args.run:
             for domain in (d for d, m in MODEL_OF.items() if m == model):
                 for split in TEST_SEEDS:
@@ -273,8 +261,7 @@ def _promote(base: Path, name: str, old: str) -> None:
             subprocess.run(["git", "mv", str(source), str(target)], check=False)
         else:
             source.rename(target)
-        with LOG.open("a") as log:
-            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # moved {source.relative_to(OUT)} to {target.relative_to(OUT)}\n")
+        note(LOG, f"# moved {source.relative_to(OUT)} to {target.relative_to(OUT)}")
 
 
 def _tracked(path: Path) -> bool:
@@ -284,10 +271,7 @@ def _tracked(path: Path) -> bool:
 
 def record(args) -> None:
     """Write the figures of ``table`` into the index entries of the shipped ``MODEL-grounding`` models."""
-    from up_gnnplan.models_zoo import editing_index
-
-    summary = json.loads((OUT / "table.json").read_text()) if (OUT / "table.json").is_file() else {}
-    timed = json.loads((OUT / "speed.json").read_text()) if (OUT / "speed.json").is_file() else {}
+    summary, timed = read_json(OUT / "table.json"), read_json(OUT / "speed.json")
     for model in dict.fromkeys(MODEL_OF[d] for d in args.domains):
         parts = []
         for key, row in summary.items():
@@ -304,11 +288,8 @@ def record(args) -> None:
                          f"{row['lama-quantified']}/{row['tasks']}; V/{row['cost_ratio_of']} {ratio}; speed-up {speed}"
                          f" (at least {bound} counting LAMA-first's timeouts"
                          + ("; both in one run)" if one_run else "; LAMA-first's times from another run)"))
-        with editing_index() as models:
-            for entry in models:
-                if entry["name"] == f"{model}-grounding":
-                    entry["coverage"] = ("; ".join(parts) + ". Per-task results: benchmarks/results/goal_grounding/"
-                                         if parts else "not measured")
+        set_coverage(f"{model}-grounding", "; ".join(parts) + ". Per-task results: benchmarks/results/goal_grounding/"
+                     if parts else "not measured")
 
 
 def tests_of(domain: str, split: str) -> tuple[Path, list[Path]]:
@@ -326,7 +307,7 @@ def test(args) -> None:
             snapshot = model_file(domain, f"-{args.mark}.pt", suffix(args))
             model = snapshot.with_suffix(".onnx")
             if not model.is_file():
-                run(["gnnplan", "export", snapshot, "-o", model])
+                run(["gnnplan", "export", snapshot, "-o", model], LOG)
         if args.run and not model.is_file():
             raise SystemExit(f"{model}: run {args.run!r} has no model; train it first")
         if args.shipped or not model.is_file():  # the shipped model: the name the zoo knows it by
@@ -345,9 +326,9 @@ def test(args) -> None:
         grounding += ["--engine-param", f"gnnplan:binding_entailment={str(not args.no_entailment).lower()}"]
         for label, extra in configurations:
             run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", *grounding, *extra,
-                 "--timeout", args.timeout, "--no-plots", "-o", base / f"{label}{tag}", "--resume"])
+                 "--timeout", args.timeout, "--no-plots", "-o", base / f"{label}{tag}", "--resume"], LOG)
         run(["gnnplan", "compare", domain_file, *problems, "--engine", "fast-downward", "--timeout", args.timeout,
-             "--no-plots", "-o", base / "lama-quantified", "--resume"])
+             "--no-plots", "-o", base / "lama-quantified", "--resume"], LOG)
         if args.set == "optimal":
             optimal_costs(domain_file, problems, base / "vstar.json")
 
@@ -358,7 +339,7 @@ def optimal_costs(domain_file: Path, problems: list[Path], out: Path) -> None:
     from up_gnnplan.errors import StateLimitExceeded
     from up_gnnplan.problems import load_task
 
-    costs = json.loads(out.read_text()) if out.is_file() else {}
+    costs = read_json(out)
     for problem in problems:
         if problem.name in costs:
             continue
@@ -367,9 +348,8 @@ def optimal_costs(domain_file: Path, problems: list[Path], out: Path) -> None:
             costs[problem.name] = float(labelled.initial_value)
         except StateLimitExceeded:
             costs[problem.name] = None
-        out.write_text(json.dumps(costs, indent=1) + "\n")
-    with LOG.open("a") as log:
-        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # V* of {len(problems)} tasks by expansion -> {out}\n")
+        write_json(out, costs)
+    note(LOG, f"# V* of {len(problems)} tasks by expansion -> {out}")
 
 
 def _table_row(base: Path, split: str, name: str, lama: dict) -> dict | None:
@@ -441,7 +421,7 @@ def table(args) -> None:
                              f"{figure('cost_ratio', '{:.3f}', True)} | {figure('speedup', '{:.1f}x')} | "
                              f"{figure('speedup', '{:.1f}x', True)} | {figure('speedup_at_least', '>= {:.1f}x')} |")
     (OUT / "table.md").write_text("\n".join(lines) + "\n")
-    (OUT / "table.json").write_text(json.dumps(summary, indent=1) + "\n")
+    write_json(OUT / "table.json", summary)
     print("\n".join(lines))
 
 
@@ -457,7 +437,7 @@ def speed(args) -> None:
         domain_file, problems = tests_of(domain, args.set)
         run(["gnnplan", "compare", domain_file, *problems, "--engine", "gnnplan:ground", "--engine", "fast-downward",
              "--engine-param", f"gnnplan:grounding_model={MODEL_OF[domain]}-grounding", "--timeout", args.timeout,
-             "--no-plots", "-o", OUT / domain / args.set / "speed", "--resume"])
+             "--no-plots", "-o", OUT / domain / args.set / "speed", "--resume"], LOG)
     speed_table()
 
 
@@ -485,7 +465,7 @@ def speed_table() -> None:
         lines.append(f"| {domain} | {split} | {len(both)} | {solved['ours']}/{len(both)} | {solved['lama']}/{len(both)} | "
                      f"{shown[0]} | >= {shown[1]} | {median['ours']:.2f} | {median['lama']:.2f} |")
     (OUT / "speed.md").write_text("\n".join(lines) + "\n")
-    (OUT / "speed.json").write_text(json.dumps(summary, indent=1) + "\n")
+    write_json(OUT / "speed.json", summary)
     print("\n".join(lines))
 
 
@@ -508,7 +488,7 @@ def pair(args) -> None:
                       f"{sum(x > y for x, y in zip(a, b))} |")
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["data", "train", "test", "table", "ship", "record", "pair", "speed"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="one of " + ", ".join(sorted(SIZES)))
@@ -550,7 +530,7 @@ def main():
                         "larger --train-sizes beside the usual sizes)")
     parser.add_argument("--marks", default="", help="train: also keep the best model so far at these minutes "
                         "(gnnplan train --snapshot-minutes, e.g. 20,60: files grounding@NAME-20min.pt)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     unknown = sorted(set(args.domains) - set(SIZES))
     if unknown:
         parser.error(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(sorted(SIZES))}")
@@ -562,4 +542,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

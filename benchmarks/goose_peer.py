@@ -11,10 +11,10 @@ training time to ``benchmarks/results/goose/training.json``.
 sizes, ``--timeout`` s each), into ``benchmarks/results/goose/eval/DOMAIN/``.
 
 Every command is printed and appended to ``benchmarks/results/goose/commands.log``. Needs the
-``peer`` extra (wlplan, scikit-learn) and ``../shared/benchmarks``. Run from anywhere:
+``peer`` extra (wlplan, scikit-learn) and ``../shared/benchmarks``. Run from the repository root:
 
-    OMP_NUM_THREADS=1 python benchmarks/goose_peer.py train blocksworld spanner
-    OMP_NUM_THREADS=1 python benchmarks/goose_peer.py evaluate blocksworld --count 5
+    OMP_NUM_THREADS=1 python -m benchmarks.goose_peer train blocksworld spanner
+    OMP_NUM_THREADS=1 python -m benchmarks.goose_peer evaluate blocksworld --count 5
 """
 
 from __future__ import annotations
@@ -22,17 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `benchmarks.*` from the repository root
+from .common import DOMAINS, RESULTS as ALL_RESULTS, ROOT, SHARED, expandable, note, read_json, run, test_problems
 
-from benchmarks.build_zoo import DOMAINS, SHARED, expandable, run, test_problems
-
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results" / "goose"
+RESULTS = ALL_RESULTS / "goose"
 WORK = Path("/tmp/gnnplan-goose")
 LOG = RESULTS / "commands.log"
 ENGINE_MODULE = "benchmarks.goose.engine"
@@ -47,12 +43,11 @@ def _spec(name: str):
 
 def _log(text: str) -> None:
     print(text, flush=True)
-    with LOG.open("a") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  {text}\n")
+    note(LOG, text)
 
 
 def train(args) -> None:
-    from benchmarks.goose.train import TrainConfig, train_file
+    from .goose.train import TrainConfig, train_file  # the peer extra's packages: only here
 
     config = TrainConfig(model=args.model, iterations=args.iterations, max_rows=args.max_rows, seed=args.seed)
     timings_path = RESULTS / "training.json"
@@ -65,11 +60,11 @@ def train(args) -> None:
         data = WORK / f"{name}.npz"
         reused = args.reuse and data.is_file()
         started = time.perf_counter()
-        run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, data, args.reuse)
+        run(["gnnplan", "dataset", domain, *problems, "-o", data], LOG, output=data if args.reuse else None)
         labelling = time.perf_counter() - started
         model = RESULTS / "models" / f"{name}.json"
         record = train_file(data, model, config)
-        timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
+        timings = read_json(timings_path)
         timings[name] = {
             "model": str(model.relative_to(ROOT)),
             "config": record["config"],
@@ -89,6 +84,8 @@ def train(args) -> None:
 
 
 def evaluate(args) -> None:
+    from up_gnnplan.compare import read_results
+
     for name in args.domains:
         spec = _spec(name)
         model = RESULTS / "models" / f"{name}.json"
@@ -101,19 +98,16 @@ def evaluate(args) -> None:
                    "--engine-param", f"wl-goose:model={model.relative_to(ROOT)}",
                    "--timeout", args.timeout, "--jobs", args.jobs, "-o", out.relative_to(ROOT),
                    *(["--resume"] if args.resume else [])]
-        line = " ".join(shlex.quote(str(c)) for c in command)
-        _log(f"{line}   # from the repository root, where the engine module and the model are found")
-        if subprocess.run([str(c) for c in command], cwd=ROOT, check=False).returncode != 0:
-            _log(f"# failed: {line}")
-            sys.exit(f"failed: {line}")
-        rows = [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines() if l.strip()]
+        # From the repository root, where the engine module and the model are found.
+        run(command, LOG, cwd=ROOT)
+        rows = read_results(out / "results.jsonl")
         for engine in sorted({r["engine"] for r in rows}):
             mine = [r for r in rows if r["engine"] == engine]
             _log(f"# {name}: {engine} solved {sum(r['solved'] for r in mine)}/{len(mine)} "
                  f"({args.timeout:g} s each; {out.relative_to(ROOT)}/summary.md)")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     names = sorted(n for n, s in DOMAINS.items() if not (s.generator or s.model))
@@ -133,10 +127,10 @@ def main() -> None:
     e.add_argument("--engine", action="append", dest="engines",
                    help="repeatable: more engines beside wl-goose (fast-downward, gnnplan:policy)")
     e.add_argument("--resume", action="store_true", help="keep the tasks already in the evaluation folder")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     WORK.mkdir(parents=True, exist_ok=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    _log(" ".join(shlex.quote(a) for a in ["python", "benchmarks/goose_peer.py", *sys.argv[1:]]))
+    _log(shlex.join(["python", "-m", "benchmarks.goose_peer", *(sys.argv[1:] if argv is None else argv)]))
     (train if args.command == "train" else evaluate)(args)
 
 

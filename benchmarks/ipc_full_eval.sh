@@ -7,7 +7,7 @@
 #     on the tasks where the policy gave up before the time limit (dead end or step limit), into
 #     benchmarks/zoo/eval/NAME-auto. Elsewhere auto's first phase is that same deterministic
 #     policy run, so these are the tasks on which the GBFS fallback can change the outcome.
-# Then the combined report (benchmarks/zoo_report.py).
+# Then the combined report (python -m benchmarks.zoo_report).
 #   OMP_NUM_THREADS=1 nohup bash benchmarks/ipc_full_eval.sh > /tmp/ipc_full_eval.log 2>&1 &
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ export OMP_NUM_THREADS=1
 DOMAINS=${DOMAINS:-"spanner blocksworld miconic ferry sokoban childsnack floortile satellite rovers transport"}
 JOBS=${JOBS:-2}
 for name in $DOMAINS; do
-  python benchmarks/build_zoo.py "$name" --skip-train --eval-count 30 --resume --jobs "$JOBS"
+  python -m benchmarks.build_zoo "$name" --skip-train --eval-count 30 --resume --jobs "$JOBS"
 done
 for name in $DOMAINS; do
   mapfile -t files < <(python - "$name" <<'PY'
@@ -33,4 +33,4 @@ PY
       -o "benchmarks/zoo/eval/$name-auto" --resume
   fi
 done
-python benchmarks/zoo_report.py
+python -m benchmarks.zoo_report

@@ -8,7 +8,7 @@ included, as ``--timeout`` promises), against the promise: ``T`` plus 5% or 0.5 
 larger. The peak resident memory of each process comes from ``os.wait4``. A process still running
 at ``T + 60`` s is killed and counts as a broken limit.
 
-    OMP_NUM_THREADS=1 python benchmarks/limits_matrix.py -o benchmarks/results/limits_matrix --timeout 5
+    OMP_NUM_THREADS=1 python -m benchmarks.limits_matrix -o benchmarks/results/limits_matrix --timeout 5
 
 Writes ``OUT/results.jsonl`` (one line a run) and ``OUT/summary.md``: per domain, each size's
 worst overshoot over the modes and the largest size where every mode kept its limit.
@@ -19,13 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from .common import run_capped
 
 MODES = ["auto", "policy", "gbfs", "action-policy", "policy-best-first", "dual-gbfs", "dual-policy-best-first"]
 # (domain, size parameters), smallest first; the first of each is about the IPC 2023 medium tier's
@@ -67,30 +65,12 @@ def run(domain_file: Path, problem: Path, mode: str, timeout: float, cap_mb: int
     """Run one solve in its own process; return its wall time, peak memory and last line."""
     command = [sys.executable, "-m", "up_gnnplan.cli", "solve", str(domain_file), str(problem), "--mode", mode,
                "--timeout", f"{timeout:g}", "--plan-file", os.devnull]
-
-    def cap():
-        resource.setrlimit(resource.RLIMIT_AS, (cap_mb * 2**20, cap_mb * 2**20))
-
-    with tempfile.TemporaryFile("w+") as out:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True, preexec_fn=cap,
-                                   env={**os.environ, "OMP_NUM_THREADS": "1"})
-        killed = False
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - start > timeout + 60:
-                os.kill(process.pid, signal.SIGKILL)
-                killed = True
-            time.sleep(0.01)
-        seconds = time.perf_counter() - start
-        out.seek(0)
-        lines = [line for line in out.read().splitlines() if line.strip()]
+    ran = run_capped(command, cap_mb=cap_mb, kill_after=timeout + 60, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    lines = [line for line in ran.text.splitlines() if line.strip()]
     last = lines[-1] if lines else ""
-    return {"seconds": round(seconds, 2), "peak_mb": round(usage.ru_maxrss / 1024), "killed": killed,
-            "exit": os.waitstatus_to_exitcode(status), "last": last[:400],
-            "kept": not killed and seconds <= allowed(timeout)}
+    return {"seconds": round(ran.seconds, 2), "peak_mb": ran.peak_mb, "killed": ran.killed,
+            "exit": os.waitstatus_to_exitcode(ran.status), "last": last[:400],
+            "kept": not ran.killed and ran.seconds <= allowed(timeout)}
 
 
 def summary(rows: list[dict], timeout: float) -> str:
@@ -113,14 +93,14 @@ def summary(rows: list[dict], timeout: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--domains", nargs="*", default=list(LADDERS))
     parser.add_argument("--tasks", type=Path, default=Path(tempfile.gettempdir()) / "gnnplan-limits-matrix")
     parser.add_argument("--cap-mb", type=int, default=12000, help="address-space cap of each solve process")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
     rows = []
     with open(args.output / "results.jsonl", "w") as handle:

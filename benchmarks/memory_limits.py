@@ -16,7 +16,7 @@ process comes from ``os.wait4``; the status from the command's last line (or the
 A third row per instance runs *after* with ``--memory`` (``--memout-mb``) to show the clean
 ``memout``. Results go to ``OUT/results.json`` and a markdown table on stdout and in ``OUT/summary.md``:
 
-    OMP_NUM_THREADS=1 python benchmarks/memory_limits.py -o benchmarks/results/memory_limits
+    OMP_NUM_THREADS=1 python -m benchmarks.memory_limits -o benchmarks/results/memory_limits
 """
 
 from __future__ import annotations
@@ -25,15 +25,12 @@ import argparse
 import json
 import os
 import re
-import resource
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from .common import ROOT, run_capped
 # (domain, size parameters): the largest instances first of each domain are the ones that matter.
 INSTANCES = [
     ("childsnack", {"children": 10, "allergic_children": 6, "trays": 3, "sandwiches": 15}),
@@ -49,13 +46,13 @@ INSTANCES = [
 ]
 
 
-# Run the CLI of the package in argv[1]: an editable install's import hook would otherwise win.
+# Run the CLI of the package on PYTHONPATH (the version's folder): an editable install's import
+# hook would otherwise win over it.
 BOOTSTRAP = """
 import sys
 sys.meta_path[:] = [f for f in sys.meta_path if not type(f).__module__.startswith('__editable__')]
-sys.path.insert(0, sys.argv[1])
 from up_gnnplan.cli import main
-sys.argv = ['gnnplan'] + sys.argv[2:]
+sys.argv = ['gnnplan'] + sys.argv[1:]
 main()
 """
 
@@ -87,47 +84,28 @@ def worktree(revision: str) -> Path:
 
 def run(code_root: Path, instance: dict, timeout: float, grace: float, cap_mb: int, extra: list[str]) -> dict:
     """Run one ``gnnplan solve`` and return its status, wall time and peak resident memory."""
-    def limit():
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_AS, (cap_mb * 2**20, cap_mb * 2**20))
-
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-c", BOOTSTRAP, str(code_root), "solve", instance["domain_file"],
+    env = {**os.environ, "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(code_root), os.environ.get("PYTHONPATH")) if p)}
+    command = [sys.executable, "-c", BOOTSTRAP, "solve", instance["domain_file"],
                instance["problem_file"], "--timeout", f"{timeout:g}", *extra]
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, preexec_fn=limit,
-                                   cwd=tempfile.gettempdir())
-        killed = False
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - start > timeout + grace:
-                os.killpg(process.pid, signal.SIGKILL)
-                killed = True
-                pid, status, usage = os.wait4(process.pid, 0)
-                break
-            time.sleep(0.05)
-        wall = time.perf_counter() - start
-        out.seek(0)
-        text = out.read().decode(errors="replace")
+    ran = run_capped(command, cap_mb=cap_mb, kill_after=timeout + grace, env=env, cwd=tempfile.gettempdir())
+    text = ran.text
     lines = [line for line in text.strip().splitlines() if line.strip()]
     found = re.search(r": (solved_satisficing|timeout|memout|unsolvable_incompletely|unsolvable_proven)\b",
                       "\n".join(lines[-3:]))
-    if killed:
+    if ran.killed:
         outcome = f"killed after {timeout:g} s + {grace:g} s"
     elif found:
         outcome = found.group(1)
     elif "MemoryError" in text or "bad_alloc" in text or "Failed to allocate" in text or "std::bad" in text:
         outcome = f"crashed at the {cap_mb} MB cap (out of memory)"
     else:
-        outcome = f"exit {os.waitstatus_to_exitcode(status)}: {lines[-1][:120] if lines else ''}"
-    return {"outcome": outcome, "wall": round(wall, 2), "peak_mb": round(usage.ru_maxrss / 1024),
+        outcome = f"exit {os.waitstatus_to_exitcode(ran.status)}: {lines[-1][:120] if lines else ''}"
+    return {"outcome": outcome, "wall": round(ran.seconds, 2), "peak_mb": ran.peak_mb,
             "tail": lines[-1][:300] if lines else ""}
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--before", default="efecf4f", help="git revision of the 'before' rows")
@@ -137,7 +115,7 @@ def main():
     parser.add_argument("--memout-mb", type=int, default=1000, help="--memory of the third row")
     parser.add_argument("--only", nargs="*", help="domains to run (default: all)")
     parser.add_argument("--summary-only", action="store_true", help="write summary.md from OUT/results.json again")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.summary_only:
         rows = json.loads((args.output / "results.json").read_text())
         write_summary(rows, args)
@@ -169,7 +147,7 @@ def write_summary(rows: list[dict], args) -> None:
         reported = re.search(r"(?:after |, )([\d.]+) s\b", r["tail"])
         table.append(f"| {r['domain']} | {size} | {r['objects']} | {r['successors']:,} | {r['version']} | "
                      f"{r['outcome']} | {reported.group(1) if reported else ''} | {r['wall']} | {r['peak_mb']:,} |")
-    summary = (f"`OMP_NUM_THREADS=1 python benchmarks/memory_limits.py -o {args.output.name if args.summary_only else args.output} "
+    summary = (f"`OMP_NUM_THREADS=1 python -m benchmarks.memory_limits -o {args.output.name if args.summary_only else args.output} "
                f"--timeout {args.timeout:g} --grace {args.grace:g} --cap-mb {args.cap_mb} --memout-mb {args.memout_mb}`"
                f" (before = {args.before}); 'process s' includes starting Python and importing the package\n\n"
                + "\n".join(table) + "\n")

@@ -26,7 +26,7 @@ learning): it is what a model limited to Manhattan distances can achieve at best
 
 Run single-threaded (two torch threads are much slower on this kind of small graph)::
 
-    OMP_NUM_THREADS=1 python benchmarks/navig_expressiveness.py --minutes 4 --markdown table.md
+    OMP_NUM_THREADS=1 python -m benchmarks.navig_expressiveness --minutes 4 --markdown table.md
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from .common import fmt, load_average, table
 
 # Fields of the training record kept in the JSON output (those present in this package version).
 RECORD_KEYS = ("seconds", "epochs", "steps", "best_epoch", "train", "train_states_per_second",
@@ -150,16 +152,13 @@ def rollouts(val, make_value_fn, max_steps: int, time_limit: float) -> dict:
     }
 
 
-def fmt(x, digits=3) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{digits}f}"
+COLUMNS = ["architecture", "training s", "epochs (best)", "steps", "train MAE", "val MAE", "val max error",
+           "val exact (\\|V-V*\\| < 0.5)", "val MAE straight / detour", "policy solved", "plan length / optimal"]
 
 
-def table(rows: list[dict]) -> str:
-    lines = [
-        ("| architecture | training s | epochs (best) | steps | train MAE | val MAE | val max error "
-         "| val exact (\\|V-V*\\| < 0.5) | val MAE straight / detour | policy solved | plan length / optimal |"),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+def results_table(rows: list[dict]) -> str:
+    """Return the markdown table of the measured ``rows``, one per value function."""
+    cells = []
     for r in rows:
         v, p = r["validation"], r["policy"]
         trained = r.get("record")
@@ -169,20 +168,11 @@ def table(rows: list[dict]) -> str:
         else:
             seconds = epochs = steps = "—"
             train_mae = r["train_mae"]
-        lines.append(
-            f"| {r['name']} | {seconds} | {epochs} | {steps} | {fmt(train_mae)} "
-            f"| {fmt(v['mae'])} | {fmt(v['max_error'], 2)} | {100 * v['within_0.5']:.1f} % "
-            f"| {fmt(v['mae_straight'])} / {fmt(v['mae_detour'])} "
-            f"| {p['solved']} / {p['instances']} | {fmt(p['mean_length_ratio'], 2)} |"
-        )
-    return "\n".join(lines)
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:  # pragma: no cover
-        return "n/a"
+        cells.append([r["name"], str(seconds), str(epochs), str(steps), fmt(train_mae, 3), fmt(v["mae"], 3),
+                      fmt(v["max_error"], 2), f"{100 * v['within_0.5']:.1f} %",
+                      f"{fmt(v['mae_straight'], 3)} / {fmt(v['mae_detour'], 3)}",
+                      f"{p['solved']} / {p['instances']}", fmt(p["mean_length_ratio"], 2)])
+    return table(COLUMNS, cells)
 
 
 def main(argv=None) -> int:
@@ -225,7 +215,7 @@ def main(argv=None) -> int:
     from up_gnnplan.training.loop import TorchValueFunction, predict, train
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    command = "OMP_NUM_THREADS=1 python benchmarks/navig_expressiveness.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "OMP_NUM_THREADS=1 python -m benchmarks.navig_expressiveness " + shlex.join(sys.argv[1:] if argv is None else argv)
     print(f"{command}\n{started:%Y-%m-%d %H:%M} UTC, load average {load_average()}, {os.cpu_count()} cores, "
           f"{platform.machine()}, torch {torch.__version__}", flush=True)
 
@@ -312,7 +302,7 @@ def main(argv=None) -> int:
         f"Model: hidden {args.hidden}, {args.layers} layers (shared weights), {args.aggregation}, L1 loss, Adam lr {args.lr}, "
         f"batch {args.batch_size}, seed {args.seed}, {args.minutes:g} min per model, best epoch by training MAE.\n"
     )
-    text = header + "\n" + table(rows) + "\n"
+    text = header + "\n" + results_table(rows) + "\n"
     print("\n" + text)
     if args.markdown:
         args.markdown.write_text(text)

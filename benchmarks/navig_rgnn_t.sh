@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Navig-xy: R-GNN[1] trained on exactly the data and budget of the shipped R-GNN model
-# (benchmarks/build_zoo.py navig-xy, see benchmarks/zoo/commands.log), then its greedy policy on
+# (python -m benchmarks.build_zoo navig-xy, see benchmarks/zoo/commands.log), then its greedy policy on
 # the same 10 generated test problems, 60 s each. Not shipped (one model per domain ships).
 #   OMP_NUM_THREADS=1 bash benchmarks/navig_rgnn_t.sh
 set -euo pipefail

@@ -21,6 +21,6 @@ rows = [line for line in f.read_text().splitlines() if line.strip()]
 f.write_text("".join(line + "\n" for line in rows if not json.loads(line)["engine"].startswith("gnnplan")))
 PY
   echo "$(date '+%F %T')  # $name: gnnplan rows dropped from benchmarks/zoo/eval/$name/results.jsonl (LAMA-first rows kept) by benchmarks/other_sets_eval.sh" >> benchmarks/zoo/commands.log
-  python benchmarks/build_zoo.py "$name" --skip-train --eval-count "$count" --resume --jobs "$JOBS"
+  python -m benchmarks.build_zoo "$name" --skip-train --eval-count "$count" --resume --jobs "$JOBS"
 done
-python benchmarks/zoo_report.py
+python -m benchmarks.zoo_report

@@ -7,22 +7,17 @@ runtime's layout, and ``split=False``: every relation padded to the largest one)
 onnxruntime session runs both feeds, alternating which goes first, ``--repeats`` times. Values
 of the two are compared. Prints one markdown table; ratios are taken within the run:
 
-    OMP_NUM_THREADS=1 python benchmarks/packing_rows.py --steps 5
+    OMP_NUM_THREADS=1 python -m benchmarks.packing_rows --steps 5
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from policy_steps import DOMAINS, largest_tasks  # noqa: E402
-from runtime_speed import table  # noqa: E402
+from .common import IPC2023, clock_line, greedy_walk, largest_tasks, table
 
 
 def rows_of(feed) -> tuple[int, int]:
@@ -31,14 +26,15 @@ def rows_of(feed) -> tuple[int, int]:
     return sum(a.shape[0] for a in arrays), sum(a.shape[0] * a.shape[1] for a in arrays)
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("domains", nargs="*", default=DOMAINS)
+    parser.add_argument("domains", nargs="*", default=list(IPC2023), metavar="DOMAIN",
+                        help="IPC 2023 domains (default: all ten)")
     parser.add_argument("--steps", type=int, default=5, help="policy steps per problem (one batch each)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each layout per batch")
     parser.add_argument("--max-batch", type=int, default=400, help="skip batches with more successors (seconds each)")
     parser.add_argument("--row-cost", type=int, help="packing.ROW_COST for the split rows (default: the package's)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from up_gnnplan.encodings import packing
     from up_gnnplan.encodings.packing import pack
 
@@ -46,24 +42,18 @@ def main():
         packing.ROW_COST = args.row_cost
     from up_gnnplan.runtime import OnnxValueFunction
     from up_gnnplan.search.common import Inputs
-    from up_gnnplan.states.successors import is_goal, successors
 
-    print(f"start {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}, OMP_NUM_THREADS="
-          f"{os.environ.get('OMP_NUM_THREADS')}, ROW_COST {packing.ROW_COST}", flush=True)
+    print(f"{clock_line('start')}, ROW_COST {packing.ROW_COST}", flush=True)
     out = []
     for domain, objects, problem, task, path in largest_tasks(args.domains):
         vf, convert = OnnxValueFunction(path), Inputs(task)
         names = vf.input_names
-        state, seen = task.initial_state(), set()
         totals = {"split": 0.0, "whole": 0.0, "batches": 0, "states": 0, "real": 0, "padded_split": 0,
                   "padded_whole": 0, "rows_split": 0, "rows_whole": 0, "diff": 0.0}
-        for step in range(args.steps):
-            seen.add(state.get_index())
-            children = [c for _, c, _ in successors(state) if c.get_index() not in seen]
-            if not children or len(children) > args.max_batch:
-                break
+
+        def both_layouts(children):
+            """Time the batch ``children`` in both layouts, alternating which goes first; return its values."""
             feed = vf.encoding.encode(convert(children))
-            real = sum(len(v) for k, v in feed.items() if k.startswith("rel_"))
             feeds = {"split": pack(feed, vf.encoding.relations), "whole": pack(feed, vf.encoding.relations, split=False)}
             values = {}
             for repeat in range(args.repeats):
@@ -76,12 +66,12 @@ def main():
                 rows, padded = rows_of(feeds[kind])
                 totals[f"rows_{kind}"] += rows
                 totals[f"padded_{kind}"] += padded
-            totals["real"] += real
+            totals["real"] += sum(len(v) for k, v in feed.items() if k.startswith("rel_"))
             totals["batches"] += 1
             totals["states"] += len(children)
-            state = children[int(np.argmin(values["split"]))]
-            if is_goal(task, state):
-                break
+            return values["split"]
+
+        greedy_walk(task, args.steps, args.max_batch, both_layouts)
         if not totals["batches"]:
             print(f"{domain}: no batch within --max-batch {args.max_batch}", flush=True)
             continue
@@ -96,7 +86,7 @@ def main():
     print(table(["domain", "problem", "objects", "batches", "states/batch", "atoms/batch",
                  "padded atoms (rows), one row per relation", "padded atoms (rows), split rows",
                  "ms/batch, one row per relation", "ms/batch, split rows", "speed-up", "max |diff|"], out))
-    print(f"end {time.strftime('%Y-%m-%d %H:%M:%S')} UTC, load {os.getloadavg()}")
+    print(clock_line("end"))
 
 
 if __name__ == "__main__":

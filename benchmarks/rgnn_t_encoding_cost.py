@@ -8,11 +8,12 @@ generated Navig-xy instances (6 x 4, 10 x 10, ``blocked_ratio`` 0.25), the atoms
 32, best of 5 rounds. The bundled Blocksworld domain is untyped, so its blocks are objects
 without a ``type:block`` atom each (the docstring's A_0+OBJ column counted those too):
 
-    OMP_NUM_THREADS=1 python benchmarks/rgnn_t_encoding_cost.py
+    OMP_NUM_THREADS=1 python -m benchmarks.rgnn_t_encoding_cost
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import tempfile
 import time
@@ -77,7 +78,9 @@ def blocks_problem(n: int, seed: int) -> str:
             f" (:init {' '.join(init)}) (:goal (and {' '.join(goal)})))")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         cases = []

@@ -36,7 +36,7 @@ against torch on the same weights):
 
 Run single-threaded::
 
-    OMP_NUM_THREADS=1 python benchmarks/runtime_speed.py --markdown /tmp/runtime_speed.md
+    OMP_NUM_THREADS=1 python -m benchmarks.runtime_speed --markdown /tmp/runtime_speed.md
 """
 
 from __future__ import annotations
@@ -56,31 +56,9 @@ import numpy as np
 
 from up_gnnplan.encodings.packing import pack
 
-ROOT = Path(__file__).resolve().parents[1]
-BLOCKS = ROOT.parent / "shared" / "benchmarks" / "ipc-classic" / "blocks"
+from .common import ROOT, SHARED, fmt, load_average, random_walk, table
 
-
-def load_avg() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def fmt(x: float) -> str:
-    if np.isnan(x):
-        return "n/a"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    if abs(x) >= 100:
-        return f"{x:.0f}"
-    if abs(x) >= 10:
-        return f"{x:.1f}"
-    return f"{x:.2f}"
-
-
-def table(header: list[str], rows: list[list[str]], right_from: int = 1) -> str:
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join("---" if i < right_from else "---:" for i in range(len(header))) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+BLOCKS = SHARED / "ipc-classic" / "blocks"
 
 
 # -- states ------------------------------------------------------------------------------------
@@ -90,7 +68,6 @@ def collect_states(problems: list[Path], total: int, walk_length: int, seed: int
     """Return [(name, task, inputs converter, [StateInput])] with about ``total`` states in all."""
     from up_gnnplan.problems import load_task
     from up_gnnplan.search.common import Inputs
-    from up_gnnplan.states import successors
 
     rng = random.Random(seed)
     per_problem = -(-total // len(problems))
@@ -101,13 +78,9 @@ def collect_states(problems: list[Path], total: int, walk_length: int, seed: int
         seen, states = set(), []
         tries = 0
         while len(states) < per_problem and tries < 50 * per_problem:
-            state = task.initial_state()
-            for _ in range(walk_length):
+            tries += 1  # a walk that ends at once still counts
+            for state in random_walk(task.initial_state(), walk_length, rng):
                 tries += 1
-                options = successors(state)
-                if not options:
-                    break
-                state = rng.choice(options)[1]
                 if state.get_index() not in seen:
                     seen.add(state.get_index())
                     states.append(state)
@@ -236,7 +209,7 @@ def section_throughput(args, collected, sides, log):
         objects = statistics.mean(s.num_objects for p in batches for s in p["states"])
         variants = {n: getattr(sides, n) for n in VARIANTS}
         outputs = {n: [] for n in ("ort_full", "torch_full", "ort_model", "torch_model")}
-        before = load_avg()
+        before = load_average()
         totals, rounds = time_rounds(variants, batches, args.chunk_states, args.cell_seconds, args.min_rounds, outputs)
         diff = max(max_diff(outputs["ort_full"], outputs["torch_full"]), max_diff(outputs["ort_model"], outputs["torch_model"]))
         diffs[size] = diff
@@ -246,7 +219,7 @@ def section_throughput(args, collected, sides, log):
         states = totals["ort_full"][0]
         enc_share_ort = totals["encode"][1] / totals["ort_full"][1]
         log(f"batch {size}: {rounds} rounds, {states} states per variant, mean objects {objects:.1f}, "
-            f"load {before} -> {load_avg()}, max|diff| {diff:.2e}")
+            f"load {before} -> {load_average()}, max|diff| {diff:.2e}")
         for n in totals:
             log(f"  {n:12s} {rate[n]:9.1f} states/s  ({totals[n][1]:.2f} s)")
         rows.append([str(size), fmt(rate["ort_full"]), fmt(rate["torch_full"]),
@@ -318,10 +291,10 @@ def section_ort_options(args, collected, sides, model_path, log):
         log("onnxruntime options: skipped, no problem has 64 collected states (raise --states)")
         return "(skipped)", "no batch of 64"
     outputs = {n: [] for n in variants}
-    before = load_avg()
+    before = load_average()
     totals, rounds = time_rounds(variants, batches, args.chunk_states, args.options_seconds, args.min_rounds, outputs)
     ref = outputs[f"{configs[0][0]}|model"]
-    log(f"onnxruntime options, batch 64: {rounds} rounds, default level = {default_level}, load {before} -> {load_avg()}")
+    log(f"onnxruntime options, batch 64: {rounds} rounds, default level = {default_level}, load {before} -> {load_average()}")
     rows = []
     base = {kind: totals[f"{configs[0][0]}|{kind}"][0] / totals[f"{configs[0][0]}|{kind}"][1] for kind in ("model", "full")}
     for label, _, _ in configs:
@@ -423,7 +396,7 @@ def section_gbfs(args, vf, log):
     rows = []
     for name in args.gbfs_problems:
         task = load_task(BLOCKS / "domain.pddl", BLOCKS / f"{name}.pddl")
-        before = load_avg()
+        before = load_average()
         result = gbfs(task, vf, time_limit=args.gbfs_seconds)
         rate = result.expanded / result.seconds if result.seconds > 0 else float("nan")
         log(f"gbfs {name}: {result.status.value}, expanded {result.expanded}, evaluated {result.evaluated}, "
@@ -478,37 +451,46 @@ def profiled_rollout(task, vf, max_steps: int):
     return result, seconds
 
 
+POLICY_COLUMNS = (["objects", "steps", "states valued/step", "policy_rollout ms/step"]
+                  + [f"{part} ms (share)" for part in (*PARTS, "rest")] + ["under cProfile ms/step", "same actions"])
+
+
+def policy_row(label: str, load, vf, max_steps: int, log) -> list[str]:
+    """Time ``max_steps`` steps of the package's ``policy_rollout`` with ``vf`` on the task ``load()``
+    returns (a fresh one per run), and where the time goes; return the cells of ``POLICY_COLUMNS``."""
+    from up_gnnplan.search import policy_rollout
+
+    parts = [*PARTS, "rest"]
+    task = load()
+    vf.check_signature(task.signature, label)
+    policy_rollout(task, vf, max_steps=1)  # warm-up of the session on this instance's size
+    before = load_average()
+    plain = policy_rollout(load(), vf, max_steps=max_steps)
+    profiled, seconds = profiled_rollout(load(), vf, max_steps)
+    steps = max(plain.expanded, 1)
+    same = [str(a) for a in plain.actions] == [str(a) for a in profiled.actions]
+    share = {k: seconds[k] / seconds["total"] for k in parts}
+    plain_ms = 1000 * plain.seconds / steps
+    log(f"policy {label}: {task.num_objects} objects, {plain.expanded} steps ({plain.status.value}), "
+        f"{plain.evaluated} states valued, {plain_ms:.2f} ms/step unprofiled, "
+        f"{1000 * seconds['total'] / steps:.2f} ms/step under cProfile; shares "
+        + ", ".join(f"{k} {100 * share[k]:.0f}%" for k in parts) + f"; same actions: {same}; load {before}")
+    return ([str(task.num_objects), f"{plain.expanded} ({plain.status.value})", f"{plain.evaluated / steps:.1f}",
+             f"{plain_ms:.2f}"]
+            + [f"{plain_ms * share[k]:.2f} ({100 * share[k]:.0f}%)" for k in parts]
+            + [f"{1000 * seconds['total'] / steps:.2f}", "yes" if same else "no"])
+
+
 def section_policy(args, vf, log):
     """Time per greedy policy step of the package's own ``policy_rollout``, and where it goes."""
     from up_gnnplan.problems import load_task
-    from up_gnnplan.search import policy_rollout
 
-    rows = []
-    problems = [("probBLOCKS-17-0", BLOCKS / "domain.pddl", BLOCKS / "probBLOCKS-17-0.pddl")]
     data = ROOT / "up_gnnplan" / "data" / "blocksworld"
-    problems.append(("bundled test-20", data / "domain.pddl", data / "test-20.pddl"))
-    parts = [*PARTS, "rest"]
-    for label, domain, problem in problems:
-        task = load_task(domain, problem)
-        vf.check_signature(task.signature, label)
-        policy_rollout(task, vf, max_steps=1)  # warm-up of the session on this instance's size
-        before = load_avg()
-        plain = policy_rollout(load_task(domain, problem), vf, max_steps=args.policy_steps)  # fresh tasks
-        profiled, seconds = profiled_rollout(load_task(domain, problem), vf, args.policy_steps)
-        steps = max(plain.expanded, 1)
-        same = [str(a) for a in plain.actions] == [str(a) for a in profiled.actions]
-        share = {k: seconds[k] / seconds["total"] for k in parts}
-        plain_ms = 1000 * plain.seconds / steps
-        log(f"policy {label}: {task.num_objects} objects, {plain.expanded} steps ({plain.status.value}), "
-            f"{plain.evaluated} states valued, {plain_ms:.2f} ms/step unprofiled, "
-            f"{1000 * seconds['total'] / steps:.2f} ms/step under cProfile; shares "
-            + ", ".join(f"{k} {100 * share[k]:.0f}%" for k in parts) + f"; same actions: {same}; load {before}")
-        rows.append([label, str(task.num_objects), f"{plain.expanded} ({plain.status.value})",
-                     f"{plain.evaluated / steps:.1f}", f"{plain_ms:.2f}"]
-                    + [f"{plain_ms * share[k]:.2f} ({100 * share[k]:.0f}%)" for k in parts]
-                    + [f"{1000 * seconds['total'] / steps:.2f}", "yes" if same else "no"])
-    return table(["instance", "objects", "steps", "states valued/step", "policy_rollout ms/step"]
-                 + [f"{k} ms (share)" for k in parts] + ["under cProfile ms/step", "same actions"], rows)
+    problems = [("probBLOCKS-17-0", BLOCKS / "domain.pddl", BLOCKS / "probBLOCKS-17-0.pddl"),
+                ("bundled test-20", data / "domain.pddl", data / "test-20.pddl")]
+    rows = [[label, *policy_row(label, lambda: load_task(domain, problem), vf, args.policy_steps, log)]
+            for label, domain, problem in problems]
+    return table(["instance", *POLICY_COLUMNS], rows)
 
 
 # -- main --------------------------------------------------------------------------------------
@@ -553,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(text)
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    load_start = load_avg()
+    load_start = load_average()
     log(f"start {started:%Y-%m-%d %H:%M:%S} UTC, load average {load_start}, {os.cpu_count()} cpus, "
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, torch threads {torch.get_num_threads()}")
     log(f"python {platform.python_version()}, torch {torch.__version__}, onnxruntime {onnxruntime.__version__}, {platform.machine()}")
@@ -600,11 +582,11 @@ def main(argv: list[str] | None = None) -> int:
         out["policy"] = section_policy(args, vf, log)
 
     ended = datetime.datetime.now(datetime.timezone.utc)
-    log(f"end {ended:%Y-%m-%d %H:%M:%S} UTC, load average {load_avg()} (start {load_start}), {(ended - started).total_seconds():.0f} s")
+    log(f"end {ended:%Y-%m-%d %H:%M:%S} UTC, load average {load_average()} (start {load_start}), {(ended - started).total_seconds():.0f} s")
 
-    md = [f"Command: `OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} python benchmarks/runtime_speed.py "
+    md = [f"Command: `OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} python -m benchmarks.runtime_speed "
           + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])) + "`", "",
-          (f"Date: {started:%Y-%m-%d %H:%M}–{ended:%H:%M} UTC; load average (1/5/15 min) {load_start} at start, {load_avg()} at end; "
+          (f"Date: {started:%Y-%m-%d %H:%M}–{ended:%H:%M} UTC; load average (1/5/15 min) {load_start} at start, {load_average()} at end; "
            f"{os.cpu_count()} cpus; torch {torch.__version__}, onnxruntime {onnxruntime.__version__}."), ""]
     md += [graph + ".", ""]
     if "full" in out:

@@ -6,7 +6,7 @@ domains, 60 s per task.
     ``gnnplan compare --engine gnnplan`` (mode auto, fallback model+ff, the shipped model of
     the domain: no ``--model``) into ``benchmarks/results/standing/DOMAIN/gnnplan/``. The two
     baselines are not run again where a complete record of the same tasks and limit exists:
-    the action-heads run (``benchmarks/action_heads.py coverage``, same machine) wrote
+    the action-heads run (``python -m benchmarks.action_heads coverage``, same machine) wrote
     ``benchmarks/results/action_heads/coverage/DOMAIN/{lama-first,wl-goose}/``, and the zoo
     evaluation LAMA-first's rows into ``benchmarks/zoo/eval/DOMAIN/``. A baseline
     without such a record (or every baseline, with ``--rerun-baselines``) runs here, into
@@ -35,8 +35,8 @@ domains, 60 s per task.
 Every command goes to ``standing/commands.log``. Needs ``../shared/benchmarks`` and, for the
 peer, the ``peer`` extra. Run in the background, one thread::
 
-    OMP_NUM_THREADS=1 nohup python benchmarks/standing.py run > /tmp/standing.log 2>&1 &
-    python benchmarks/standing.py report
+    OMP_NUM_THREADS=1 nohup python -m benchmarks.standing run > /tmp/standing.log 2>&1 &
+    python -m benchmarks.standing report
 """
 
 from __future__ import annotations
@@ -45,23 +45,20 @@ import argparse
 import json
 import re
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_zoo import DOMAINS, SHARED, generate_splits, run, test_problems  # noqa: E402
+from .action_heads import SCALE, size_params
+from .common import (DOMAINS, IPC2023, RESULTS, ROOT, SHARED, editing_index, generate_splits, note, read_json, run,
+                     test_problems, write_json)
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "standing"
+OUT = RESULTS / "standing"
 LOG = OUT / "commands.log"
 # Earlier records of the same tasks and limit, same machine, read in this order: the action-heads
 # run (2026-11-24; LAMA-first and WL-GOOSE) and the zoo evaluation (2026-11-23; LAMA-first only).
-EARLIER = (ROOT / "benchmarks" / "results" / "action_heads" / "coverage", ROOT / "benchmarks" / "zoo" / "eval")
-GOOSE_MODELS = ROOT / "benchmarks" / "results" / "goose" / "models"
-GOOSE_TRAINING = ROOT / "benchmarks" / "results" / "goose" / "training.json"  # goose_peer.py train's record
-IPC2023 = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
-           "transport")
+EARLIER = (RESULTS / "action_heads" / "coverage", ROOT / "benchmarks" / "zoo" / "eval")
+GOOSE_MODELS = RESULTS / "goose" / "models"
+GOOSE_TRAINING = RESULTS / "goose" / "training.json"  # goose_peer.py train's record
 # Generated problems larger than any public set of these domains (build_zoo.py's ``*-large`` test
 # sets, 10 each, same seeds and files as the zoo evaluation's), for the shipped model of the base domain.
 LARGE = ("blocksworld-large", "gripper-large", "logistics-large")
@@ -72,7 +69,6 @@ SCALED = tuple(f"{name}-scaled" for name in IPC2023)
 FACTORS = (3, 4, 6, 8, 10)
 SCALED_WORK = Path("/tmp/gnnplan-standing")
 SCALED_SETS = OUT / "scaled_sets.json"  # the sizes of each scaled set, fixed when it was made
-ZOO = ROOT / "up_gnnplan" / "models_zoo"
 # label: (the engine of gnnplan compare, what the table calls it)
 ENGINES = {"gnnplan": ("gnnplan", "gnnplan (default mode)"), "lama-first": ("fast-downward", "LAMA-first"),
            "wl-goose": ("wl-goose", "WL-GOOSE")}
@@ -118,10 +114,10 @@ def source(name: str, label: str, tests: list[Path], timeout: float) -> Path | N
 def largest_trained(name: str) -> Path:
     """The largest IPC 2023 problem (by the sum of its size parameters) that the shipped model of
     ``name`` was trained or validated on, read from the model's training record."""
-    from action_heads import size_params
+    from up_gnnplan.models_zoo import resolve
     from up_gnnplan.runtime import read_metadata
 
-    record = read_metadata(ZOO / f"{name}.onnx")["training_record"]
+    record = read_metadata(resolve(name))["training_record"]
     folder = SHARED / DOMAINS[name].train
     seen = [folder / f"{problem}.pddl" for problem in record["problems"] + record.get("validation_problems", [])]
     return max((p for p in seen if p.is_file()), key=lambda p: sum(size_params(p).values()))
@@ -134,20 +130,16 @@ def scaled_tests(name: str) -> tuple[Path, list[Path]]:
     later model of the domain may have been trained on other problems, and the set the results
     were taken on must come back the same from a fresh clone, not be scaled again from the new model.
     """
-    from action_heads import SCALE, size_params
-
     base, folder = name.removesuffix("-scaled"), SCALED_WORK / name
-    pinned = json.loads(SCALED_SETS.read_text()) if SCALED_SETS.is_file() else {}
+    pinned = read_json(SCALED_SETS)
     if name not in pinned:
         largest = largest_trained(base)
         params = size_params(largest)
         pinned[name] = {"largest_trained": str(largest.relative_to(SHARED)), "largest_params": params,
                         "problems": [{"factor": f, "seed": f, "params": SCALE[base](params, f)} for f in FACTORS]}
-        SCALED_SETS.write_text(json.dumps(pinned, indent=1) + "\n")
-        with LOG.open("a") as log:
-            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}  # {name}: largest problem the shipped model saw "
-                      f"{pinned[name]['largest_trained']} ({params}), scaled by {', '.join(map(str, FACTORS))} "
-                      f"(sizes kept in {SCALED_SETS.name})\n")
+        write_json(SCALED_SETS, pinned)
+        note(LOG, f"# {name}: largest problem the shipped model saw {pinned[name]['largest_trained']} ({params}), "
+                  f"scaled by {', '.join(map(str, FACTORS))} (sizes kept in {SCALED_SETS.name})")
     if not (folder / "domain.pddl").is_file():
         for problem in pinned[name]["problems"]:
             sizes = [a for k, v in problem["params"].items() for a in ("-p", f"{k}={v}")]
@@ -315,7 +307,7 @@ def report(args) -> None:
     large_lines, large_totals = coverage_table(LARGE)
     scaled_lines, scaled_totals = coverage_table(SCALED)
     text = ["# The standing comparison: IPC 2023 testing/easy, 60 s per task", "",
-            "Written by `python benchmarks/standing.py report`; the commands are in `commands.log`.", "",
+            "Written by `python -m benchmarks.standing report`; the commands are in `commands.log`.", "",
             *lines, "", "## Larger generated problems (build_zoo.py's `*-large` sets, 60 s per task)", "",
             *large_lines, "", f"## Generated problems {min(FACTORS)}-{max(FACTORS)}x the largest training problem "
             f"(factors {', '.join(map(str, FACTORS))}; 60 s per task)", "", *scaled_lines, "", "Rows from: " + "; ".join(f"{title_of(label)}: {', '.join(sorted(s))}"
@@ -353,7 +345,7 @@ def training(table: dict) -> dict[str, dict]:
     from up_gnnplan.problems import load_task
 
     index = {entry["file"]: entry["training"] for entry in entries()}
-    goose = json.loads(GOOSE_TRAINING.read_text()) if GOOSE_TRAINING.is_file() else {}
+    goose = read_json(GOOSE_TRAINING)
     rows = {}
     for name in (*IPC2023, *LARGE):
         base = DOMAINS[name].model or name  # a *-large set runs its base domain's models (run_domains)
@@ -390,8 +382,6 @@ def record_standing(trained: dict, solved: dict, counts: dict, folders: dict) ->
     report's rows, beside LAMA-first and WL-GOOSE. A model whose default-mode rows were taken with
     another file gets none (its ``standing`` is removed).
     """
-    from up_gnnplan.models_zoo import editing_index
-
     day = time.strftime("%Y-%m-%d")
     standing = {}  # file -> its figures, or None where its rows were taken with another file
     for base, row in trained.items():
@@ -410,7 +400,7 @@ def record_standing(trained: dict, solved: dict, counts: dict, folders: dict) ->
             if row["rows_named"]:
                 standing[file] = None
             elif parts:
-                standing[file] = (f"the engine's default mode, 60 s per task (benchmarks/standing.py report of {day}): "
+                standing[file] = (f"the engine's default mode, 60 s per task (python -m benchmarks.standing report of {day}): "
                                   + "; ".join(parts))
     with editing_index() as models:
         for entry in models:
@@ -462,11 +452,12 @@ def training_lines(trained: dict[str, dict]) -> list[str]:
 def model_fit() -> dict[str, dict]:
     """Per IPC 2023 domain, the shipped model's figure on its training states and validation problems
     (the share of states whose best-scored action is optimal, or the MAE of V*), from its record."""
+    from up_gnnplan.models_zoo import resolve
     from up_gnnplan.runtime import read_metadata
 
     rows = {}
     for name in IPC2023:
-        metadata = read_metadata(ZOO / f"{name}.onnx")
+        metadata = read_metadata(resolve(name))
         record = metadata["training_record"]
         train, valid = record["train"], record["validation"] or {}
         if "best_action_optimal" in train:
@@ -507,7 +498,7 @@ def pair(args) -> None:
     print(text)
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["run", "report", "pair"])
     parser.add_argument("domains", nargs="*", default=list(IPC2023), metavar="DOMAIN",
@@ -527,7 +518,7 @@ def main():
                              "change of the fallback can change)")
     parser.add_argument("--pair", nargs=2, metavar=("A", "B"), default=["seed-off", "seed-on"],
                         help="pair: the two variants to put side by side")
-    args = parser.parse_intermixed_args()
+    args = parser.parse_intermixed_args(argv)
     if bool(args.variant) != bool(args.engine_param):
         parser.error("--variant and --engine-param go together")
     args.domains = args.domains or list(IPC2023)

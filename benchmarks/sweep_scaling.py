@@ -20,7 +20,7 @@ The records of every run are checked to hold the same status and plan length per
 
 Results: ``OUT/results.json`` (every run) and ``OUT/report.md`` (the table and the command):
 
-    OMP_NUM_THREADS=1 python benchmarks/sweep_scaling.py -o benchmarks/results/sweep_scaling
+    OMP_NUM_THREADS=1 python -m benchmarks.sweep_scaling -o benchmarks/results/sweep_scaling
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
+from .common import RESULTS, ROOT, load_average
 
 
 def noop(phase=None) -> int:
@@ -57,7 +59,7 @@ def empty_jobs(count: int, executor) -> float:
 
     start = time.perf_counter()
     with executor:
-        outcomes = list(executor.run([Job(n, "sweep_scaling:noop", timeout=60) for n in range(count)]))
+        outcomes = list(executor.run([Job(n, "benchmarks.sweep_scaling:noop", timeout=60) for n in range(count)]))
     assert all(o.status == "ok" for o in outcomes), [o.error for o in outcomes if o.status != "ok"]
     return time.perf_counter() - start
 
@@ -137,23 +139,23 @@ def run_in_process(name: str, workers: int, folder: Path, out: Path) -> dict:
     """Run one configuration in a fresh Python process, as one `gnnplan compare` would, and return its result."""
     import subprocess
 
-    done = subprocess.run([sys.executable, __file__, "--run", name, str(workers), str(folder), str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.sweep_scaling", "--run", name, str(workers), str(folder),
+                           str(out)], capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"{name} x{workers} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-o", "--output", type=Path, default=Path("benchmarks/results/sweep_scaling"))
+    parser.add_argument("-o", "--output", type=Path, default=RESULTS / "sweep_scaling")
     parser.add_argument("--problems", type=int, default=16)
     parser.add_argument("--blocks", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--executors", nargs="+", default=["local", "ray"], choices=["local", "ray"])
     parser.add_argument("--run", nargs=4, metavar=("EXECUTOR", "WORKERS", "PROBLEMS", "OUT"),
                         help="(internal) run one configuration on the problems of a folder and print its JSON")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
     from up_gnnplan.compare import file_problems, make_tasks, parse_engine
@@ -165,8 +167,8 @@ def main() -> None:
         tasks = make_tasks([parse_engine("gnnplan")], file_problems(Path(folder) / "domain.pddl", problems), 60)
         print(json.dumps(run_configuration(name, int(workers), tasks, len(tasks), Path(out))))
         return
-    command = "OMP_NUM_THREADS=1 python " + " ".join(shlex.quote(a) for a in sys.argv)
-    load_before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    command = "OMP_NUM_THREADS=1 python -m benchmarks.sweep_scaling " + shlex.join(sys.argv[1:] if argv is None else argv)
+    load_before = load_average()
     runs = []
     with tempfile.TemporaryDirectory(prefix="sweep-scaling-") as tmp:
         folder = Path(tmp)
@@ -185,7 +187,7 @@ def main() -> None:
         "machine": f"{os.cpu_count()} cores ({platform.processor() or platform.machine()}), Python "
                    f"{platform.python_version()}",
         "command": command, "problems": args.problems, "blocks": args.blocks, "repeats": args.repeats,
-        "load_before": load_before, "load_after": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
+        "load_before": load_before, "load_after": load_average(),
         "same_results": all(o == outcomes[0] for o in outcomes),
         "solved": sum(status.startswith("solved") for status, _ in outcomes[0].values()),
         "runs": runs,

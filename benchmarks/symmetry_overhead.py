@@ -14,7 +14,7 @@ and prints the states expanded and evaluated in that time, with their ratio to `
 round. The search is the one the default mode falls back to for the task's shipped model
 (``dual-gbfs`` for a value model, ``dual-policy-best-first`` for an action model)::
 
-    OMP_NUM_THREADS=1 python benchmarks/symmetry_overhead.py DOMAIN PROBLEM [--seconds 15] [--rounds 2]
+    OMP_NUM_THREADS=1 python -m benchmarks.symmetry_overhead DOMAIN PROBLEM [--seconds 15] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import statistics
 import time
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("domain")
     parser.add_argument("problem")
     parser.add_argument("--seconds", type=float, default=15.0, help="time of each search")
     parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from up_gnnplan.models_zoo import find_model
     from up_gnnplan.problems import load_task

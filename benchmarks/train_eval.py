@@ -6,7 +6,7 @@ validation MAE), and the coverage and plan lengths of the greedy policy (Ståhlb
 
 Example (the issue-3 Blocks setting: train on IPC-2000 Blocks with 4-6 blocks, test on 10-17):
 
-    OMP_NUM_THREADS=1 python benchmarks/train_eval.py --preset blocks2000 --arch rgnn --minutes 5
+    OMP_NUM_THREADS=1 python -m benchmarks.train_eval --preset blocks2000 --arch rgnn --minutes 5
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
+from .common import SHARED
 
 PRESETS = {
     "blocks2000": {
@@ -34,7 +34,7 @@ PRESETS = {
 }
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", choices=sorted(PRESETS), default="blocks2000")
     parser.add_argument("--arch", default="rgnn")
@@ -58,7 +58,7 @@ def main():
                         help="choose the best epoch by the greedy policy on these problems (of --policy-validation-domain)")
     parser.add_argument("--policy-validation-domain", type=Path, help="domain file of --policy-validation")
     parser.add_argument("--policy-steps", type=int, default=150)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     import torch
 

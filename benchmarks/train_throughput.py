@@ -39,7 +39,7 @@ states / summed step time. The load average is printed at start and end.
 
 Run single-threaded (two torch threads are far slower on a shared 2-core machine)::
 
-    OMP_NUM_THREADS=1 python benchmarks/train_throughput.py --seconds 5 --markdown /tmp/throughput.md
+    OMP_NUM_THREADS=1 python -m benchmarks.train_throughput --seconds 5 --markdown /tmp/throughput.md
 """
 
 from __future__ import annotations
@@ -56,18 +56,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-BLOCKS = ROOT.parent / "shared" / "benchmarks" / "ipc-classic" / "blocks"
+from .common import SHARED, fmt, load_average
+
+BLOCKS = SHARED / "ipc-classic" / "blocks"
 PROBLEMS = [f"probBLOCKS-{n}-{i}.pddl" for n in (4, 5, 6) for i in (0, 1, 2)]
 FLUENT = ("on", "ontable", "clear", "handempty", "holding")
 REFERENCE_LR = 2e-4
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
 
 
 # -- the states --------------------------------------------------------------------------------
@@ -248,14 +242,6 @@ def measure_cell(sides, mode: str, batch_size: int, dataset, seconds: float, see
     return stats
 
 
-def fmt(x: float) -> str:
-    if x >= 100:
-        return f"{x:,.0f}"
-    if x >= 10:
-        return f"{x:.1f}"
-    return f"{x:.2f}"
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="timed seconds per side and cell (default 5)")
@@ -273,9 +259,8 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     warnings.filterwarnings("ignore", message="index_reduce\\(\\) is in beta")
-    command = "OMP_NUM_THREADS=" + os.environ.get("OMP_NUM_THREADS", "(unset)") + " python " + " ".join(
-        shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]
-    )
+    command = ("OMP_NUM_THREADS=" + os.environ.get("OMP_NUM_THREADS", "(unset)") + " python -m benchmarks.train_throughput "
+               + shlex.join(sys.argv[1:] if argv is None else argv))
     started = datetime.datetime.now(datetime.timezone.utc)
     load_start = load_average()
     print(f"start {started:%Y-%m-%d %H:%M:%S} UTC, load average {load_start}")

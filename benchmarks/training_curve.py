@@ -4,10 +4,11 @@ One long training per domain, on the data the shipped model of the domain was tr
 (``action_heads.py``'s datasets: the expanded training problems plus problems labelled along
 optimal plans, others of them choosing the best epoch), with the package's own resumable
 training: ``gnnplan train --state`` keeps the run's state in
-``benchmarks/results/training_curve/DOMAIN/state.safetensors`` (committed: a stopped run continues
-from it in a later session, with the same command) and ``--snapshot-minutes`` writes the best
-model so far at each mark. Each snapshot is then run in the engine's default mode on the test
-sets of the domain, 60 s per task, beside the shipped file on the same tasks.
+``/tmp/gnnplan-curve/DOMAIN/state.safetensors`` (a stopped run continues from it with the same
+command; its header, with the curve of every epoch, is kept in
+``benchmarks/results/training_curve/DOMAIN/state.metadata.json``) and ``--snapshot-minutes``
+writes the best model so far at each mark. Each snapshot is then run in the engine's default
+mode on the test sets of the domain, 60 s per task, beside the shipped file on the same tasks.
 
 ``train DOMAIN [--minutes 60] [--marks 5,15,30,60] [--head logits] [--judge policy|error] [--ema DECAY]``
     the training, in the background; the same command continues a stopped run. ``--judge policy``
@@ -32,26 +33,22 @@ state, snapshots and results (``logistics@policy``: Logistics again with the pol
     ``training_curve/report.md`` and ``results.json``: per domain and mark, the states trained,
     the validation figure, and the coverage on each test set; ``curve.png`` (matplotlib).
 
-    OMP_NUM_THREADS=1 nohup python benchmarks/training_curve.py train logistics --minutes 60 &
-    OMP_NUM_THREADS=1 python benchmarks/training_curve.py test logistics
-    python benchmarks/training_curve.py report
+    OMP_NUM_THREADS=1 nohup python -m benchmarks.training_curve train logistics --minutes 60 &
+    OMP_NUM_THREADS=1 python -m benchmarks.training_curve test logistics
+    python -m benchmarks.training_curve report
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from action_heads import WORK as DATA_WORK, datasets  # noqa: E402
-from build_zoo import run  # noqa: E402
-from standing import tests_of  # noqa: E402
+from .action_heads import WORK as DATA_WORK, datasets
+from .common import RESULTS, keep_as, read_json, record_state, run, set_coverage, write_json
+from .standing import rows_of, source, tests_of
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "training_curve"
+OUT = RESULTS / "training_curve"
 WORK = Path("/tmp/gnnplan-curve")
 LOG = OUT / "commands.log"
 # The test sets of each domain: standing.py's sets (IPC 2023 testing/easy, build_zoo's *-large),
@@ -145,8 +142,19 @@ def train(args) -> None:
         validation += judge_problems(args.domain)
     run(["gnnplan", "train", data, *extra, "-o", checkpoint(args.domain, args.head), "--head", args.head,
          "--seed", args.seed, "--max-seconds", int(60 * args.minutes), "--patience", args.patience, *validation,
-         "--state", OUT / args.domain / "state.safetensors", "--snapshot-minutes", args.marks,
+         "--state", state_file(args.domain), "--snapshot-minutes", args.marks,
          *(["--ema", args.ema] if args.ema else [])], LOG)
+    record_state(state_file(args.domain), state_record(args.domain))
+
+
+def state_file(domain: str) -> Path:
+    """The training state of a curve (weights, optimiser: megabytes, kept out of the repository)."""
+    return WORK / domain / "state.safetensors"
+
+
+def state_record(domain: str) -> Path:
+    """The state's header kept with the results: the config and the progress, with every epoch's row."""
+    return OUT / domain / "state.metadata.json"
 
 
 MARK = re.compile(r"(?P<minutes>[0-9.]+)min(?P<last>-last)?")
@@ -195,9 +203,7 @@ def test(args) -> None:
 
 
 def ship(args) -> None:
-    from standing import rows_of, source
     from up_gnnplan.compare import read_results
-    from up_gnnplan.models_zoo import editing_index, keep_as
 
     path = marks_of(args.domain, args.head)[args.mark]
     tested = chosen_epochs(args.domain, args.head)[args.mark][1]
@@ -220,11 +226,7 @@ def ship(args) -> None:
     if args.keep_as:
         keep_as(base(args.domain), args.keep_as)
     run(["gnnplan", "export", path, "-o", path.with_name(f"{path.stem}-shipped.onnx"), "--ship", base(args.domain)], LOG)
-    with editing_index() as models:
-        for entry in models:
-            if entry["name"] == base(args.domain):
-                entry["coverage"] = " ".join(parts) or "not measured"
-                entry.pop("more_coverage", None)
+    set_coverage(base(args.domain), " ".join(parts) or "not measured", shipped_now=True)
     print(args.domain, " ".join(parts))
 
 
@@ -235,9 +237,9 @@ def report(args) -> None:
 
     # The rows of the last report: a run whose snapshots are not on this machine (they live in /tmp)
     # keeps them, and a mark measured here replaces its row.
-    earlier = json.loads((OUT / "results.json").read_text()) if (OUT / "results.json").is_file() else {}
+    earlier = read_json(OUT / "results.json")
     results, lines = {}, ["# Coverage against training time", "",
-                          "Written by `python benchmarks/training_curve.py report`; commands in `commands.log`.", ""]
+                          "Written by `python -m benchmarks.training_curve report`; commands in `commands.log`.", ""]
     for domain in runs():
         sets = SETS[base(domain)]
         marks = marks_of(domain, args.head)
@@ -275,7 +277,7 @@ def report(args) -> None:
     lines += judged_epochs(args.head)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "report.md").write_text("\n".join(lines) + "\n")
-    (OUT / "results.json").write_text(json.dumps(results, indent=1))
+    write_json(OUT / "results.json", results)
     _plot(results)
     print("\n".join(lines))
 
@@ -288,7 +290,7 @@ def _mark_order(row: dict) -> tuple:
 
 def judged_epochs(head: str) -> list[str]:
     """How often an epoch's greedy policy works: per policy-judged run, how many of its epochs solved
-    each number of the judge problems (from the curve in the run's committed state file)."""
+    each number of the judge problems (from the curve in the record of the run's state)."""
 
     lines = ["## How often an epoch's policy works (policy-judged runs)", "",
              "Per epoch the judge runs the greedy policy on its generated problems (`JUDGE`, larger than training); "
@@ -297,15 +299,15 @@ def judged_epochs(head: str) -> list[str]:
              "another run with seed N (its other settings the same).", "",
              "| run | epochs | judge problems | all solved | none solved | all solved, first half | all solved, second half "
              "| solved per epoch |", "|---|---:|---:|---:|---:|---:|---:|---|"]
-    from safetensors import safe_open
-
     rows = 0
     for domain in runs():
-        state = OUT / domain / "state.safetensors"  # committed: the whole run's curve, on any machine
-        if not state.is_file() or base(domain) not in JUDGE:
+        if base(domain) not in JUDGE:
             continue
-        with safe_open(str(state), framework="pt") as handle:
-            curve = json.loads(handle.metadata()["progress"])["curve"]
+        if state_file(domain).is_file():  # here, newer than its record when the run was stopped
+            record_state(state_file(domain), state_record(domain))
+        if not state_record(domain).is_file():
+            continue
+        curve = read_json(state_record(domain))["progress"]["curve"]
         solved = [row[4] for row in curve if len(row) == 6]
         if not solved:
             continue
@@ -340,7 +342,7 @@ def _plot(results: dict) -> None:
     figure.savefig(OUT / "curve.png", dpi=120)
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["train", "test", "ship", "report"])
     parser.add_argument("domain", nargs="?", metavar="DOMAIN[@RUN]",
@@ -362,7 +364,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--only", default="", metavar="MARK,...",
                         help="test: these snapshots only (e.g. 5min,60min,60min-last); the others later")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.domain and base(args.domain) not in SETS:
         parser.error(f"no test sets for {base(args.domain)!r}: one of {', '.join(sorted(SETS))}")
     if args.stage != "report" and not args.domain:

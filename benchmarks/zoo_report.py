@@ -1,6 +1,6 @@
 """Combine the per-domain evaluations of the shipped models into one report with one cactus plot.
 
-``benchmarks/build_zoo.py`` evaluates each shipped model against LAMA-first with
+``python -m benchmarks.build_zoo`` evaluates each shipped model against LAMA-first with
 ``gnnplan compare`` into ``benchmarks/zoo/eval/NAME/``. This script reads every
 ``results.jsonl`` there (or the folders given) and writes, with the package's own reporting,
 ``benchmarks/zoo/eval/all/`` (summary.md with coverage per domain, plan-length and time
@@ -10,18 +10,20 @@ and ``failures.md`` (why the greedy policy failed, and what the default mode's G
 did on the tasks where it gave up: ``benchmarks/zoo/eval/NAME-auto/``, written by
 ``benchmarks/ipc_full_eval.sh``):
 
-    python benchmarks/zoo_report.py
+    python -m benchmarks.zoo_report
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from up_gnnplan.compare import read_results
 from up_gnnplan.compare.report import write_reports
 
-EVAL = Path(__file__).resolve().parent / "zoo" / "eval"
+from .common import ROOT
+
+EVAL = ROOT / "benchmarks" / "zoo" / "eval"
 
 
 def failure_table(records, baseline: str) -> str:
@@ -108,16 +110,16 @@ def fallback_table(records, fallback) -> str:
 
 
 def _read(folder: Path, name: str) -> list[dict]:
-    return [{**json.loads(line), "domain": name} for line in (folder / "results.jsonl").read_text().splitlines()
-            if line.strip()]
+    """Return the records of ``folder``'s results.jsonl, their domain named ``name``."""
+    return [{**record, "domain": name} for record in read_results(folder / "results.jsonl")]
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="*", type=Path, help="evaluation folders (default: all under benchmarks/zoo/eval)")
     parser.add_argument("-o", "--output", type=Path, default=EVAL / "all")
     parser.add_argument("--baseline", default="fast-downward")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     folders = args.folders or sorted(p.parent for p in EVAL.glob("*/results.jsonl")
                                      if p.parent != args.output and not p.parent.name.endswith("-auto"))
     # Domains are named after their evaluation folder (= the shipped model's name), not after the
