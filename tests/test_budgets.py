@@ -1,4 +1,4 @@
-"""Budgets that hold: ``gnnplan train --max-seconds`` counts the whole command, and a full expansion
+"""Budgets that hold: ``gnnplan train --timeout`` counts the whole command, and a full expansion
 stops at the memory limit with a message saying so, and says how it goes while it runs."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_train_ends_within_max_seconds_from_its_start_and_writes_a_checkpoint(bl
 
     checkpoint = tmp_path / "m.pt"
     began = time.perf_counter()
-    result = gnnplan("train", blocks_dataset, "-o", checkpoint, "--max-seconds", 3, "--patience", 1000)
+    result = gnnplan("train", blocks_dataset, "-o", checkpoint, "--timeout", 3, "--patience", 1000)
     seconds = time.perf_counter() - began
     assert result.exit_code == 0, (result.output, result.exception)
     assert seconds < 3 + 0.5, result.output

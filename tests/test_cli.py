@@ -187,3 +187,86 @@ def test_ploi_refuses_a_ternary_predicate_and_names_the_option_that_splits_it(tm
     from up_gnnplan.runtime import OnnxValueFunction
 
     assert OnnxValueFunction(tmp_path / "m.onnx").encoding.decompose_higher_arity
+
+
+# -- one dialect: streams, plan files, errors, exit codes, option names ---------------------------------
+
+def test_solve_prints_the_plan_on_stdout_and_the_summary_on_stderr(tmp_path):
+    result = run("solve", "--example", "blocksworld/p04.pddl", "--timeout", 60)
+    assert result.exit_code == 0, result.output
+    plan = result.stdout.splitlines()
+    assert plan[-1].startswith("; cost = ") and plan[-1].endswith(" (unit cost)"), result.stdout
+    assert all(line.startswith("(") for line in plan[:-1]) and int(plan[-1].split()[3]) == len(plan) - 1
+    assert "plan validated" in result.stderr and "plan validated" not in result.stdout
+    path = tmp_path / "p04.plan"
+    result = run("solve", "--example", "blocksworld/p04.pddl", "--timeout", 60, "--plan-file", path)
+    assert result.exit_code == 0 and result.stdout == "", result.output
+    assert path.read_text().splitlines()[-1].endswith(" (unit cost)")
+
+
+def test_plan_files_say_general_cost_where_actions_cost_other_than_one():
+    from unified_planning.io import PDDLReader
+
+    from up_gnnplan.problems.loading import load_pddl
+    from up_gnnplan.problems.plans import plan_text
+
+    problem = load_pddl(*PROBLEMS["costs"])
+    walked = PDDLReader().parse_plan_string(problem, "(walk s m1)\n(walk m1 m2)\n(walk m2 g)\n")
+    assert plan_text(problem, walked).splitlines() == ["(walk s m1)", "(walk m1 m2)", "(walk m2 g)",
+                                                       "; cost = 6 (general cost)"]
+
+
+def test_files_given_with_example_are_a_usage_error(tmp_path):
+    for args in (["solve", example("blocksworld"), example("blocksworld", "p04.pddl"), "--example", "gripper"],
+                 ["dataset", example("blocksworld"), example("blocksworld", "p02.pddl"), "--example", "gripper",
+                  "-o", tmp_path / "d.npz"]):
+        result = run(*args)
+        assert result.exit_code == EXIT_INPUT_ERROR and "not both" in result.output, result.output
+
+
+def test_every_error_is_one_lowercase_error_line_usage_errors_included():
+    for args in (["solve", "--bogus"], ["solve", "--timeout", "x", "a", "b"], ["no-such-command"],
+                 ["solve", "--mode", "gbfs", "--fallback", "model", "a", "b"]):
+        result = run(*args)
+        assert result.exit_code == EXIT_INPUT_ERROR, (args, result.output)
+        assert "Error:" not in result.output and [line for line in result.output.splitlines()
+                                                  if line.startswith("error: ")], (args, result.output)
+    result = run("solve", "--mode", "gbfs", "--fallback", "model", "a", "b")
+    assert "--fallback: modes auto, ground only" in result.output
+
+
+def test_exit_codes_are_named_and_listed_in_the_help():
+    from up_gnnplan.cli import EXIT_LIMIT, EXIT_OK
+
+    help_text = run("--help").output
+    for code in (EXIT_OK, EXIT_INPUT_ERROR, EXIT_UNSOLVABLE, EXIT_LIMIT):
+        assert f"  {code} " in help_text, help_text
+
+
+def test_renamed_options_still_work_with_a_warning_and_not_beside_their_new_name():
+    result = run("solve", "--example", "blocksworld/p04.pddl", "--memory", 4000)
+    assert result.exit_code == 0 and "warning: --memory is deprecated; use --memory-mb" in result.stderr, result.output
+    both = run("solve", "--example", "blocksworld/p04.pddl", "--memory", 4000, "--memory-mb", 4000)
+    assert both.exit_code == EXIT_INPUT_ERROR and "not both" in both.output, both.output
+    assert run("solve", "--example", "blocksworld/p04.pddl", "--memory-mb", 10).exit_code == EXIT_INPUT_ERROR
+    for old, new in (("--beam", "--binding-beam"), ("--entailment", "--binding-entailment")):
+        value = ["2"] if old == "--beam" else []
+        both = run("ground", old, *value, new, *value, "domain.pddl", "p.pddl")
+        assert both.exit_code == EXIT_INPUT_ERROR and f"give {new} or {old}, not both" in both.output, both.output
+
+
+def test_the_same_concept_has_one_option_name_everywhere():
+    from up_gnnplan.cli import main
+
+    def options(command):
+        return {opt for p in main.commands[command].params if not getattr(p, "hidden", False) for opt in p.opts}
+
+    for command in ("solve", "compare", "train", "learn"):
+        assert "--timeout" in options(command), command
+    for command in ("solve", "compare", "dataset", "learn"):
+        assert "--memory-mb" in options(command), command
+    for command in ("solve", "models"):
+        assert "--device" in options(command), command
+    assert {"--binding-beam", "--binding-entailment"} <= options("solve") & options("ground")
+    for old in ("--memory", "--max-seconds", "--minutes", "--beam", "--entailment"):
+        assert all(old not in options(command) for command in main.commands), old

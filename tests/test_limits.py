@@ -168,7 +168,7 @@ def test_memory_limit_ends_in_memout_with_the_size_named(childsnack):
 def test_default_memory_limit_comes_from_the_machine():
     limit = default_memory_mb()
     assert 1024 <= limit
-    assert GnnplanEngine().memory_mb is None  # chosen when a solve starts, from the memory free then
+    assert GnnplanEngine().params["memory_mb"] is None  # chosen when a solve starts, from the memory free then
 
 
 # -- chunked evaluation -----------------------------------------------------------------------

@@ -80,18 +80,30 @@ def test_models_command_lists_every_entry():
     assert {r.count(" | ") for r in rows} == {header.count(" | ")}  # every row fills every column, no more
 
 
-def test_models_command_shows_coverage_now_beside_coverage_when_shipped():
-    """An entry's ``standing`` (written by benchmarks/standing.py report) is listed as its coverage now."""
+def test_models_command_is_a_compact_table_with_the_coverage_now():
+    """A row per model: its domain, what it computes, and gnnplan's coverage per test set, from the
+    standing comparison where the entry has one (written by benchmarks/standing.py report); no
+    paths of the repository's benchmark folders, which an installed package does not have."""
+    import re
+
     with_standing = [e for e in SHIPPED if e.get("standing")]
     assert with_standing, "no shipped model carries the standing comparison's figures"
     result = CliRunner().invoke(main, ["models"])
     assert result.exit_code == 0, result.output
+    assert "benchmarks/" not in result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines()[1:] if line.strip()}
+    assert set(rows) == {e["name"] for e in SHIPPED}
+    for entry in SHIPPED:
+        assert entry["domain"] in rows[entry["name"]]
     for entry in with_standing:
-        assert f"coverage now: {entry['standing']}" in result.output
+        name, _, figure = re.findall(r"([\w.-]+) \((\d+) tasks\): (\d+/\d+)", entry["standing"])[0]
+        assert f"{name} {figure}" in rows[entry["name"]], rows[entry["name"]]
+    details = CliRunner().invoke(main, ["models", "--details"])
+    assert details.exit_code == 0 and "trained" in details.output and "validation" in details.output
 
 
 def test_problem_lists_are_summarised():
-    from up_gnnplan.cli import _problem_list
+    from up_gnnplan.exporters.shipping import problem_list as _problem_list
 
     names = [f"p{i}#{k}" for i in range(8) for k in range(3)] + ["q"]
     assert _problem_list(names) == ("p0 (3 goal variants), p1 (3 goal variants), p2 (3 goal variants), "
@@ -129,19 +141,30 @@ def test_index_edits_and_keep_as_write_one_sorted_index(tmp_path, monkeypatch):
     import json
 
     import up_gnnplan.models_zoo as zoo
+    from up_gnnplan.exporters import shipping
 
     monkeypatch.setattr(zoo, "zoo_dir", lambda: tmp_path)
     (tmp_path / "b.onnx").write_bytes(b"b")
-    zoo.write_index([{"name": "b", "file": "b.onnx", "head": "logits", "standing": "29/30"},
+    shipping.write_index([{"name": "b", "file": "b.onnx", "head": "logits", "standing": "29/30"},
                      {"name": "a", "file": "a.onnx", "head": "value"}])
-    with zoo.editing_index() as models:
+    with shipping.editing_index() as models:
         next(m for m in models if m["name"] == "a")["coverage"] = "3/3"
     assert [m["name"] for m in zoo.entries()] == ["a", "b"] and zoo.entries()[0]["coverage"] == "3/3"
-    with pytest.raises(RuntimeError), zoo.editing_index() as models:
+    with pytest.raises(RuntimeError), shipping.editing_index() as models:
         models.clear()
         raise RuntimeError("a failed edit")
     assert len(zoo.entries()) == 2  # an edit that fails writes nothing
-    zoo.keep_as("b", "b-old")  # renamed with its file; the standing figures belong to the model that replaces it
+    shipping.keep_as("b", "b-old")  # renamed with its file; the standing figures belong to the model that replaces it
     kept = json.loads((tmp_path / "index.json").read_text())["models"]
     assert [m["name"] for m in kept] == ["a", "b-old"] and (tmp_path / "b-old.onnx").read_bytes() == b"b"
     assert "standing" not in kept[1] and kept[1]["file"] == "b-old.onnx"
+
+
+def test_the_index_tools_keep_their_former_import_path():
+    """The benchmark scripts import the index tools from models_zoo until they switch to exporters.shipping."""
+    import up_gnnplan.models_zoo as zoo
+    from up_gnnplan.exporters import shipping
+
+    for name in ("editing_index", "write_index", "keep_as", "keep_value_model", "ship"):
+        assert getattr(zoo, name) is getattr(shipping, name)
+

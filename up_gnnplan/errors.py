@@ -43,3 +43,7 @@ class DatasetError(GnnplanError):
 
 class DatasetMismatchError(DatasetError):
     """A dataset was written for another domain (another predicate signature)."""
+
+
+class InternalError(GnnplanError):
+    """A fault of this package, not of the input: a plan found that does not validate."""

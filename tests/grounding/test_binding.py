@@ -183,7 +183,7 @@ def test_cli_ground_prints_the_binding_and_writes_the_ground_problem(files, mode
     assert result.exit_code == 0, result.output
     assert "solved by lama-first, plan validated" in result.output
     result = CliRunner().invoke(main, ["ground", str(files / "domain.pddl"), str(files / "red-on-blue.pddl"),
-                                       "--grounding-model", str(model), "--beam", "3"])
+                                       "--grounding-model", str(model), "--binding-beam", "3"])
     assert result.exit_code == 0, result.output
     assert "?x1=b" in result.output.splitlines()[-1] and "(on b d)" in result.output
     result = CliRunner().invoke(main, ["solve", str(files / "domain.pddl"), str(files / "tower.pddl"), "--mode", "ground",

@@ -199,7 +199,7 @@ def test_cli_trains_exports_and_solves_with_an_action_head(gripper_data, tmp_pat
     dataset = gripper_data.save(tmp_path / "gripper.npz")
     runner = CliRunner()
     result = runner.invoke(main, ["train", str(dataset), "-o", str(tmp_path / "m.pt"), "--head", "q+value", "--hidden", "8",
-                                  "--layers", "2", "--max-seconds", "3", "--max-epochs", "2"])
+                                  "--layers", "2", "--timeout", "3", "--max-epochs", "2"])
     assert result.exit_code == 0, result.output
     assert "rgnn (q+value)" in result.output and "best action optimal in" in result.output
     result = runner.invoke(main, ["export", str(tmp_path / "m.pt"), "-o", str(tmp_path / "m.onnx")])

@@ -269,7 +269,7 @@ def test_cli_dataset_then_train(tmp_path):
     result = runner.invoke(main, ["dataset", "--example", "blocksworld", "-o", str(dataset_path)])
     assert result.exit_code == 0, result.output
     assert dataset_path.is_file()
-    result = runner.invoke(main, ["train", str(dataset_path), "-o", str(checkpoint), "--max-seconds", "5",
+    result = runner.invoke(main, ["train", str(dataset_path), "-o", str(checkpoint), "--timeout", "5",
                                   "--layers", "2", "--hidden", "8"])
     assert result.exit_code == 0, (result.output, result.exception)
     lines = [line for line in result.output.splitlines() if line.strip()]
@@ -357,7 +357,7 @@ def test_cli_validation_problems_are_checked(tmp_path):
     runner = CliRunner()
     dataset_path = tmp_path / "blocks.npz"
     blocksworld("p02.pddl").save(dataset_path)
-    base = ["train", str(dataset_path), "-o", str(tmp_path / "m.pt"), "--max-seconds", "3", "--layers", "2", "--hidden", "8"]
+    base = ["train", str(dataset_path), "-o", str(tmp_path / "m.pt"), "--timeout", "3", "--layers", "2", "--hidden", "8"]
     result = runner.invoke(main, [*base, "--validation-problem", str(example("blocksworld", "p04.pddl"))])
     assert result.exit_code != 0 and "--validation-domain" in result.output
     result = runner.invoke(main, [*base, "--validation-domain", str(example("gripper")),

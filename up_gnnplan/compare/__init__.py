@@ -160,6 +160,19 @@ def parse_engine_param(text: str) -> EngineParam:
     return EngineParam(engine.strip(), key.strip(), value, domain)
 
 
+def parse_models(items) -> dict:
+    """Return the ``--model`` texts as {domain: model}, key None for every other domain: ``DOMAIN=MODEL``
+    names a domain (its DOMAIN holds no ``/``), any other text is the model of every domain."""
+    model: dict = {}
+    for item in items:
+        domain, sep, path = item.partition("=")
+        if sep and "/" not in domain:
+            model[domain] = path
+        else:
+            model[None] = item
+    return model
+
+
 def _install_hint(name: str, registered) -> str:
     """Return why engine ``name`` is not there, if it is one UP knows by name: its package is missing."""
     from unified_planning.engines.factory import DEFAULT_ENGINES
@@ -178,7 +191,7 @@ def parse_engine(text: str) -> EngineSpec:
     import up_gnnplan  # noqa: F401  (registers gnnplan)
     from unified_planning.environment import get_environment
 
-    from up_gnnplan.plugins.engine import MODES
+    from up_gnnplan.search.modes import MODES
 
     name, sep, mode = text.strip().partition(":")
     engines = get_environment().factory.engines
@@ -192,7 +205,7 @@ def parse_engine(text: str) -> EngineSpec:
             raise ValueError(f"unknown gnnplan mode {mode!r} in {text!r}; choose one of {', '.join(MODES)}")
         return EngineSpec(name, mode)
     if sep:
-        raise ValueError(f"{text!r}: only gnnplan takes a mode (gnnplan:policy, gnnplan:gbfs, gnnplan:auto)")
+        raise ValueError(f"{text!r}: only gnnplan takes a mode (gnnplan:MODE, MODE one of {', '.join(MODES)})")
     return EngineSpec(name)
 
 

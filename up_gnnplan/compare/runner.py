@@ -131,13 +131,11 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
 
 
 def engine_memory_mb(memory_mb: int) -> int:
-    """Return the resident-memory limit given to gnnplan under an address-space limit of ``memory_mb``.
+    """Return the resident-memory limit given to gnnplan under an address-space limit of ``memory_mb``
+    (:func:`up_gnnplan.limits.resident_under`: gnnplan ends with a clean MEMOUT before an allocation fails)."""
+    from up_gnnplan.limits import resident_under
 
-    A solve's address space exceeds its resident memory by about 200 MB (libraries mapped but
-    not touched, thread stacks): measured 374 MB against 190 MB on Blocksworld. gnnplan's own
-    limit is set below that margin, so that it ends with a clean MEMOUT before an allocation fails.
-    """
-    return max(128, min(int(0.85 * memory_mb), memory_mb - 384))
+    return resident_under(memory_mb)
 
 
 def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None = None, register=()) -> dict:

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from up_gnnplan.grounding.bind import GoalBinder, Step
 from up_gnnplan.grounding.goal import GoalGroundingError, QuantifiedGoal
 
-PLANNERS = ("lama-first", "gnnplan")
-
 
 @dataclass
 class GroundedProblem:
@@ -124,5 +122,5 @@ def check_witness(problem, goal: QuantifiedGoal, grounded: QuantifiedGoal, plan)
     return None
 
 
-__all__ = ["PLANNERS", "GoalGroundingError", "GroundedProblem", "check_witness", "ground_problem", "grounding_model",
+__all__ = ["GoalGroundingError", "GroundedProblem", "check_witness", "ground_problem", "grounding_model",
            "make_binder"]

@@ -49,7 +49,7 @@ class LearnOptions:
     jobs: int = 1  # labelling processes at once
     work_dir: Path | None = None  # run folder (default: next to the output, OUTPUT.learn)
     seed: int = 0
-    memory_mb: int | None = None  # address-space limit of each labelling process
+    memory_mb: int | None = None  # resident-memory limit of each labelling process (its address space gets room)
     max_states: int = MAX_STATES
     command: str = "gnnplan learn"  # recorded in the model's metadata
     started: float | None = None  # time.perf_counter() at the command's start (default: now)
@@ -101,8 +101,8 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     budget = options.minutes * 60.0
     if not budget >= MIN_BUDGET_SECONDS:
-        raise LearnError(f"--minutes {options.minutes:g} ({budget:.1f} s) is too small to train at all: starting, "
-                         f"labelling and exporting alone take seconds; give at least {MIN_BUDGET_SECONDS / 60:.2f} minutes")
+        raise LearnError(f"--timeout {budget:g} s is too small to train at all: starting, labelling and exporting "
+                         f"alone take seconds; give at least {MIN_BUDGET_SECONDS:g} s")
     domain, output = Path(domain), Path(output)
     if not domain.is_file():
         raise LearnInputError(f"{domain}: no such domain file")
@@ -144,10 +144,10 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
             raise LearnError(f"no training problem is solvable: all {len(train_problems)} are proven unsolvable")
         if statuses <= {"not-tried"}:
             raise LearnError(f"the budget ran out before any of the {len(train_problems)} training problems was "
-                             "labelled; give more --minutes")
+                             "labelled; give a longer --timeout")
         raise LearnError(f"no training problem could be labelled within the budget (each of the "
                          f"{len(train_problems)} was too large: no optimal plan within its share of the "
-                         f"{LABEL_SHARE:.0%} of --minutes for labelling); give more --minutes or smaller problems")
+                         f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems")
     start = time.perf_counter()
     model, encoding, config, record, data = _train_stage(domain, options, say, run, work, clock, labelled, judges)
     _add_phase(run, "training", time.perf_counter() - start)
@@ -174,6 +174,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
 
     from up_gnnplan.datasets.build import PRELOAD
     from up_gnnplan.executors import Job, make_executor
+    from up_gnnplan.limits import address_space_for
 
     labels_dir = work / "labels"
     labels_dir.mkdir(parents=True, exist_ok=True)
@@ -201,7 +202,8 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
         share = min(share, left)
         jobs = [Job(p.name, "up_gnnplan.learn.labels:label_one",
                     (str(domain.resolve()), str(p.path.resolve()), share, options.max_states,
-                     str((labels_dir / f"{p.name}.npz").resolve())), share + JOB_GRACE, options.memory_mb)
+                     str((labels_dir / f"{p.name}.npz").resolve())), share + JOB_GRACE,
+                    address_space_for(options.memory_mb))
                 for p in wave]
         by_name = {p.name: p for p in wave}
         wave_start = time.perf_counter()
@@ -279,11 +281,12 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     before = _trained_seconds(state_path)
     seconds = clock.left() - export_reserve(clock.budget)
     if seconds < MIN_TRAIN_SECONDS and run.sessions > 1:
-        raise LearnError(f"this run has spent {clock.spent_before:.0f} s of its {clock.budget:.0f} s already: give more "
-                         f"--minutes to train on, or remove {work} to start anew")
+        raise LearnError(f"this run has spent {clock.spent_before:.0f} s of its {clock.budget:.0f} s already: give a "
+                         f"longer --timeout to train on, or remove {work} to start anew")
     if seconds < MIN_TRAIN_SECONDS:
-        raise LearnError(f"--minutes {options.minutes:g} leaves {max(seconds, 0):.1f} s for training after "
-                         f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give more --minutes")
+        raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
+                         f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give a longer "
+                         "--timeout")
     if run.recipe is None:
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges]))

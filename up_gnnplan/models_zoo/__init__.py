@@ -1,20 +1,18 @@
-"""The shipped pretrained ONNX models and how to find one for a domain.
+"""The shipped pretrained ONNX models and how to find one for a domain (the runtime lookup only).
 
 ``index.json`` lists each shipped file with its domain, predicate signature, architecture and
-training record (command, data, seed, minutes, validation error); ``gnnplan models`` prints it.
+training record (command, data, seed, minutes, validation error); ``gnnplan models`` lists it.
 A model is found for a problem by its predicate signature, so a renamed domain file still
-finds its model, and a model is never applied to a domain it was not trained for.
+finds its model, and a model is never applied to a domain it was not trained for. The tools
+that add models and edit the index live with the exporters (:mod:`up_gnnplan.exporters.shipping`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-from up_gnnplan import __version__
 from up_gnnplan.states.signature import PredicateSignature
 
 
@@ -28,21 +26,6 @@ def entries() -> list[dict]:
     if not index.is_file():
         return []
     return json.loads(index.read_text())["models"]
-
-
-@contextmanager
-def editing_index() -> Iterator[list[dict]]:
-    """Yield the shipped models' entries to change in place (developers: benchmark scripts record
-    figures in them); they are written back, sorted by name, when the block ends without error."""
-    models = entries()
-    yield models
-    write_index(models)
-
-
-def write_index(models: list[dict]) -> None:
-    """Write ``models`` as the shipped models' index, sorted by name."""
-    (zoo_dir() / "index.json").write_text(json.dumps({"models": sorted(models, key=lambda m: m["name"])}, indent=1)
-                                          + "\n")
 
 
 ACTION_HEADS = ("logits", "q", "both")  # heads that score actions ("both" also values states)
@@ -100,76 +83,13 @@ def resolve(name_or_path: str) -> Path:
     return Path(name_or_path)
 
 
-def keep_value_model(name: str) -> None:
-    """Rename the shipped value model ``name`` to ``name-value`` (developers: before an action model
-    of the same domain ships as ``name``, so that modes policy and gbfs keep a model to run)."""
-    entry = next((m for m in entries() if m["name"] == name), None)
-    if entry is not None and heads_of(entry) not in ACTION_HEADS:
-        keep_as(name, f"{name}-value")
+# The index-editing tools moved to up_gnnplan.exporters.shipping; re-exported here until the
+# benchmark scripts import them from there (benchmarks/action_heads.py, goal_grounding.py,
+# standing.py, training_curve.py, build_zoo.py).
+def __getattr__(name: str):
+    if name in ("editing_index", "write_index", "keep_as", "keep_value_model", "ship"):
+        from up_gnnplan.exporters import shipping
 
+        return getattr(shipping, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def keep_as(name: str, kept: str) -> None:
-    """Rename the shipped model ``name`` to ``kept`` (developers: before another model ships as
-    ``name``; an older model named ``kept`` goes)."""
-    models = entries()
-    entry = next((m for m in models if m["name"] == name), None)
-    if entry is None:
-        return
-    (zoo_dir() / entry["file"]).rename(zoo_dir() / f"{kept}.onnx")
-    entry.update(name=kept, file=f"{kept}.onnx")
-    entry.pop("standing", None)  # the standing comparison's figures belong to the model the default mode picks
-    if heads_of(entry) not in ACTION_HEADS:
-        entry["head"] = "value"
-    write_index([m for m in models if m is entry or m["name"] != kept])
-
-
-def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
-    """Copy an exported model into the shipped models and record how it was made (developers)."""
-    import shutil
-
-    from up_gnnplan.exporters.reexport import file_digest
-
-    target = zoo_dir() / f"{name}.onnx"
-    previous = next((m for m in entries() if m["name"] == name), None)
-    source = checkpoint.get("source") or {"kind": "checkpoint"}
-    # Exported again from the shipped file itself: the same weights, so its record stands.
-    same_weights = (previous is not None and source["kind"] == "onnx" and (zoo_dir() / previous["file"]).is_file()
-                    and file_digest(zoo_dir() / previous["file"]) == source["sha256"])
-    shutil.copyfile(onnx_path, target)
-    record = checkpoint["record"]
-    validation = record.get("validation") or record.get("train") or {}
-    entry = {
-        "name": name,
-        "file": target.name,
-        "domain": checkpoint["domain"],
-        "architecture": config.architecture,
-        "head": config.head,
-        "signature": checkpoint["encoding"]["signature"],
-        "training": {
-            "command": record.get("command"),
-            "data": record.get("datasets"),
-            "problems": record.get("problems"),
-            "seed": config.seed,
-            "minutes": round(record["seconds"] / 60, 1),
-            "epochs": record.get("epochs"),
-            "states_trained": record.get("steps", 0) * config.batch_size,  # optimisation steps x batch size
-            "train_states_per_second": record.get("train_states_per_second"),
-            "best_epoch": record.get("best_epoch"),
-            "validation_problems": record.get("validation_problems"),
-            "validation_mae": round(validation["mae"], 3) if "mae" in validation else None,  # None: an action head's
-            "validation_max_error": round(validation["max_error"], 3) if "max_error" in validation else None,
-            # Every figure of the validation (action heads: the share of states whose best-scored
-            # action is optimal; value heads: MAE, max error, share within 0.5).
-            "validation": {k: round(v, 4) if isinstance(v, float) else v for k, v in validation.items()},
-            "machine": record.get("machine"),
-            "torch": record.get("torch"),
-        },
-    }
-    if source["kind"] == "onnx":
-        entry["export"] = (f"exported again by up-gnnplan {__version__} from the weights of {source['file']} "
-                           f"(sha256 {source['sha256']}, up-gnnplan {source['package_version']})")
-        if same_weights or (previous and previous["training"] == entry["training"]):
-            # The same weights: the record and the coverage measured with the earlier file stand.
-            entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage", "standing") if k in previous})
-    write_index([m for m in entries() if m["name"] != name] + [entry])
-    return target

@@ -4,8 +4,8 @@ The value policy and GBFS take a *value function*: any callable mapping a list o
 :class:`~up_gnnplan.encodings.base.StateInput` to a numpy array of values, one per state. The
 action policy and policy-best-first take an *action scorer*: a callable scoring the applicable
 actions of one state in one call (:mod:`up_gnnplan.search.action_policy`). Either kind runs on a
-torch model (training, benchmarks) or an onnxruntime session. ``SEARCHES`` maps the engine's
-mode names to them.
+torch model (training, benchmarks) or an onnxruntime session. ``SEARCHES`` names them;
+:mod:`up_gnnplan.search.modes` makes the engine's modes of them.
 """
 
 from up_gnnplan.search.action_policy import action_policy_rollout, dual_policy_best_first, policy_best_first

@@ -1,4 +1,4 @@
-"""The wall-clock budget of a training run (``gnnplan train --max-seconds``), held to the end of the command.
+"""The wall-clock budget of a training run (``gnnplan train --timeout``), held to the end of the command.
 
 The budget counts from the start of the command (over all sessions, with ``--state``) and covers
 all of it: reading the datasets, the epochs with their evaluations and the judge of the validation

@@ -185,7 +185,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     if not progress.epoch and budget.deadline.passed():
         from up_gnnplan.limits import TimeLimitReached
 
-        raise TimeLimitReached(f"--max-seconds {config.max_seconds:g} ran out before the first epoch: reading the data "
+        raise TimeLimitReached(f"--timeout {config.max_seconds:g} ran out before the first epoch: reading the data "
                                f"and building the model took {budget.elapsed():.1f} s; give more time")
     steps, train_seconds = progress.steps, progress.train_seconds  # train_seconds: in optimisation steps only
     curve = progress.curve  # [epoch, seconds, mean training loss, validation MAE] per epoch
@@ -331,7 +331,7 @@ def _full_record(model, encoding, dataset, val_data, config, train_idx, val_idx,
                                                "solved, steps = total plan length (step_limit per unsolved one)")
         if best[1] in progress.judged_in_part:
             record["policy_validation"]["stopped_by_time_limit"] = (
-                "the deadline of --max-seconds stopped this epoch's judge: the problems it did not finish count as "
+                "the deadline of --timeout stopped this epoch's judge: the problems it did not finish count as "
                 "unsolved")
     record["train_states_per_second"] = round(progress.steps * config.batch_size / max(progress.train_seconds, 1e-9), 1)
     record["states_trained"] = progress.steps * config.batch_size
@@ -426,7 +426,7 @@ def _final_samples(objective, config, train_idx, val_idx, val_data, budget, rese
     val_sample = (whole(val_data, val_idx, wanted, np.random.default_rng(config.seed)) if whole is not None
                   and wanted < len(val_idx) else _sample(val_idx, wanted, config.seed))
     train_sample = _sample(train_sample, max(MIN_STATES, affordable - len(val_sample)), config.seed)
-    note = (f"the time left by --max-seconds {config.max_seconds:g} allowed the final figures on {len(val_sample)} "
+    note = (f"the time left by --timeout {config.max_seconds:g} allowed the final figures on {len(val_sample)} "
             f"of {len(val_idx)} validation states and {len(train_sample)} of {min(len(train_idx), TRAIN_ERROR_STATES)} "
             "training states")
     return train_sample, val_sample, note

@@ -5,7 +5,7 @@ moments, the best epoch's weights and score, the weight average of ``--ema``, th
 generators of the batch sampler and of torch, and the run's clock and curve. Run the same
 command again and training continues from the last finished epoch (a stop mid-epoch loses that
 epoch's steps, at most ``--epoch-states`` states); resumed, it draws the same batches and reaches
-the same weights as a run that was never stopped. A larger ``--max-seconds``, ``--max-epochs`` or
+the same weights as a run that was never stopped. A larger ``--timeout``, ``--max-epochs`` or
 ``--patience`` extends a run that has ended.
 
 The file holds tensors and a JSON header only (no pickle, nothing executed on load): about four

@@ -13,3 +13,18 @@ def require_int(name: str, value, minimum: int, maximum: int | None = None, why:
     if not whole or value < minimum or (maximum is not None and value > maximum):
         bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
         raise ValueError(f"{name} must be an int {bounds}, got {value!r}" + (f" ({why})" if why else ""))
+
+
+def parse_sizes(items) -> dict:
+    """Return the size parameters of ``NAME=VALUE`` texts (``width=6``, ``map_fraction=0.5``) as numbers;
+    raise ValueError naming an item that is not one."""
+    sizes = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"size parameter {item!r} is not NAME=VALUE")
+        try:
+            sizes[name.strip()] = float(value) if "." in value else int(value)
+        except ValueError:
+            raise ValueError(f"size parameter {item!r}: {value!r} is not a number") from None
+    return sizes

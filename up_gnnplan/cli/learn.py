@@ -1,0 +1,53 @@
+"""``gnnplan learn``: a model of a domain from its problems, in one time limit."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, memory_option, renamed,
+                                   timeout_option)
+
+
+@click.command(cls=Command)
+@click.argument("domain", type=click.Path(dir_okay=False, exists=True))
+@click.argument("problems", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="ONNX model to write.")
+@timeout_option("Seconds for the whole run: labelling, training, choosing and export, from the start to the file "
+                "written (over every session of a continued run).", default=1800.0)
+@renamed("--minutes", "--timeout", "timeout", convert=lambda minutes: 60.0 * minutes, type=MINUTES)
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Labelling processes at once.")
+@click.option("--work-dir", type=click.Path(file_okay=False),
+              help="Run folder; a stopped run continues from it.  [default: OUTPUT.learn next to the output]")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds training.")
+@memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
+               "within what is free].")
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, memory_mb):
+    """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
+
+    The largest problems are held back as the judge that chooses the model; the rest are labelled
+    (smallest first, within the time limit) and trained on. Run the same command to continue a
+    stopped run.
+
+    Example: gnnplan learn domain.pddl train/ -o mydomain.onnx --timeout 1800
+    """
+    try:
+        import onnx  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        fail("learning needs torch and onnx: pip install 'up-gnnplan[train,export]'")
+
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.learn import LearnOptions, learn as run
+    from up_gnnplan.limits import command_start
+
+    options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, memory_mb=memory_mb,
+                           command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
+    try:
+        run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))
+    except GnnplanError as error:
+        fail(error)
+    except KeyboardInterrupt:
+        click.echo("\nstopped; run the same command to continue", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None

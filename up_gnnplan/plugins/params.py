@@ -1,0 +1,172 @@
+"""The gnnplan engine's params: each one's default, check and meaning, and which modes take it.
+
+UP hands an engine its options as ``params={...}`` (as strings, too, from a command line such as
+``compare --engine-param gnnplan:symmetry=false``); :func:`check_params` converts and checks them
+when the engine is built, and refuses a param the chosen mode does not take
+(:data:`~up_gnnplan.search.modes.MODES` says which modes take which). ``gnnplan solve`` reads
+the help texts below for its options, so each is written once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from unified_planning.exceptions import UPUsageError
+
+from up_gnnplan.runtime.providers import DEVICES
+from up_gnnplan.search.modes import FALLBACKS, MODES, PLANNERS, modes_taking
+
+
+def _text(value):
+    if isinstance(value, bool) or not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__"):
+        raise ValueError
+    return str(value) if not isinstance(value, bytes) else value.decode()
+
+
+def _integer(minimum: int) -> Callable[[Any], int]:
+    def convert(value):
+        if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        number = int(value)  # accepts "100": UP passes params as strings too
+        if number < minimum:
+            raise ValueError
+        return number
+
+    return convert
+
+
+def _number(minimum: float) -> Callable[[Any], float]:
+    def convert(value):
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value)  # accepts "4": UP passes params as strings too
+        if not math.isfinite(number) or number < minimum:
+            raise ValueError
+        return number
+
+    return convert
+
+
+def _flag(value) -> bool:
+    """Accept True/False, and their spellings on a command line (``--engine-param gnnplan:static_filter=false``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower() if isinstance(value, str) else None
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError
+
+
+def _choice(options) -> Callable[[Any], str]:
+    def convert(value):
+        if value not in options:
+            raise ValueError
+        return value
+
+    return convert
+
+
+@dataclass(frozen=True)
+class Param:
+    """One engine option: its default, how a given value is checked, what it accepts (for messages), what it does."""
+
+    default: Any
+    convert: Callable[[Any], Any]
+    accepts: str
+    help: str = ""
+
+
+PARAMS = {
+    "model": Param(None, _text, "a shipped model's name or the path of an ONNX file",
+                   "A shipped model's name or an ONNX file (default: the shipped model of the domain)."),
+    "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES),
+                  "; ".join(f"{name}: {mode.help}" for name, mode in MODES.items()) + "."),
+    "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS),
+                      "The search after a policy that gave up: guided by the model alone, or alternating with the FF "
+                      "heuristic (dual-gbfs, dual-policy-best-first)."),
+    "max_steps": Param(1000, _integer(1), "an integer >= 1", "Step limit of the policy."),
+    "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)",
+                           "The policy also gives up after this many times FF's estimate of the initial state's cost "
+                           "plus 50 steps, leaving the time left to the fallback; 0: off."),
+    "seed_fallback": Param(True, _flag, "True or False",
+                           "The fallback search starts with the states of the path the policy walked in its open "
+                           "lists (the initial state stays open), so it goes on from the best of them."),
+    "action_elimination": Param(True, _flag, "True or False",
+                                "Shorten the plan found by leaving out every action it does not need (greedy action "
+                                "elimination; at most half the time left), before validating it."),
+    "symmetry": Param(True, _flag, "True or False",
+                      "One successor per class of symmetric actions (actions that differ by interchangeable objects, "
+                      "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
+                      "fewer states to value."),
+    "threads": Param(1, _integer(1), "an integer >= 1", "onnxruntime intra-op threads."),
+    "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)",
+                       "Limit on the resident memory in MB [default: half the machine's RAM, within what is free; "
+                       "0: none]."),
+    "device": Param("auto", _choice(DEVICES), "one of " + ", ".join(DEVICES),
+                    "Where the model runs: auto (CUDA when onnxruntime-gpu offers it, else the CPU), cpu or cuda "
+                    "(pip install 'up-gnnplan[gpu]')."),
+    "grounding_model": Param(None, _text, "a shipped goal-grounding model's name or the path of an ONNX file",
+                             "A goal-grounding model's name or ONNX file (default: the shipped one of the domain)."),
+    "static_filter": Param(True, _flag, "True or False",
+                           "Refuse to bind a variable where a static goal atom (a colour), an inequality or an "
+                           "invariant of the domain (one ball in two rooms) rules the object out."),
+    "planner": Param("lama-first", _choice(PLANNERS), "one of " + ", ".join(PLANNERS),
+                     "Who solves the ground problem: Fast Downward's LAMA-first, or gnnplan's mode auto with the "
+                     "domain's model."),
+    "max_groundings": Param(5, _integer(1), "an integer >= 1",
+                            "Bindings tried at most while the planner proves them unsolvable."),
+    "binding_beam": Param(1, _integer(1), "an integer >= 1",
+                          "Keep this many best partial bindings by the model's value at each step and bind with the "
+                          "ground goal of least FF value (1: the greedy binding)."),
+    "binding_entailment": Param(True, _flag, "True or False",
+                                "Make each binding that adds nothing to the goal (another variable is bound to an "
+                                "object that satisfies all this one asks) without the model; off: the paper's greedy "
+                                "binding."),
+}
+
+
+def applies_to(name: str) -> str:
+    """Say which modes take param ``name`` (empty when every mode does): ``"Modes auto, ground: "``."""
+    taking = modes_taking(name)
+    if name == "mode" or len(taking) == len(MODES):
+        return ""
+    return f"{'Mode' if len(taking) == 1 else 'Modes'} {', '.join(taking)}: "
+
+
+def check_params(given: dict) -> dict:
+    """Return every engine option with ``given`` checked and converted; raise UPUsageError naming a
+    bad one, or one that the chosen mode does not take."""
+    unknown = sorted(set(given) - set(PARAMS))
+    if unknown:
+        raise UPUsageError(f"gnnplan: unknown param(s) {', '.join(map(repr, unknown))}; known: {', '.join(PARAMS)}")
+    values = {name: param.default for name, param in PARAMS.items()}
+    for name, value in given.items():
+        if value is None and PARAMS[name].default is None:
+            continue
+        try:
+            values[name] = PARAMS[name].convert(value)
+        except (TypeError, ValueError):
+            raise UPUsageError(f"gnnplan: param {name!r} must be {PARAMS[name].accepts}, got {value!r}") from None
+    mode = MODES[values["mode"]]
+    unused = [name for name, value in given.items() if name != "mode" and value is not None and not mode.takes(name)]
+    if unused:
+        raise UPUsageError(f"gnnplan: mode {mode.name!r} does not take param(s) "
+                           + "; ".join(f"{name!r} ({applies_to(name)[:-2].lower()} only)" for name in unused))
+    return values
+
+
+def check_timeout(timeout) -> float | None:
+    """Return ``timeout`` as seconds (None: no limit); refuse a negative or non-finite one."""
+    if timeout is None:
+        return None
+    try:
+        seconds = float(timeout)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if isinstance(timeout, bool) or not math.isfinite(seconds) or seconds < 0:
+        raise UPUsageError(f"gnnplan: timeout must be a finite number of seconds >= 0, got {timeout!r}")
+    return seconds

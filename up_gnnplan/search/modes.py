@@ -1,0 +1,269 @@
+"""The engine's modes: what each needs of the model, the options it takes, and how it runs.
+
+A mode is one search of :data:`~up_gnnplan.search.SEARCHES` guided by the model head it needs,
+a composition of such modes (``auto``: a policy, then a best-first search with the time left),
+or ``ground``, which binds an existential goal and hands the ground problem to the planner it is
+given. The CLI's ``--mode`` choices and help, the engine's ``mode`` param and its checks,
+``compare``'s ``gnnplan:MODE`` specs and ``tests/search/test_modes.py`` read :data:`MODES`: a
+mode added here is offered and tested everywhere.
+
+Each mode's ``run(mode, job)`` returns an :class:`Outcome` or raises (a limit reached, a model
+that does not fit); the engine turns either into a UP status in one function and validates
+every plan before it returns it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+VALUE, ACTIONS, EITHER = "value", "actions", "either"  # the model head a mode needs (EITHER: what the model has)
+# The engine params every mode takes; a mode's ``options`` are the others it takes.
+COMMON_OPTIONS = ("model", "threads", "memory_mb", "device", "action_elimination")
+FALLBACKS = ("model", "model+ff")  # mode auto after a policy that gave up: the model alone, or alternated with FF
+PLANNERS = ("lama-first", "gnnplan")  # who solves mode ground's ground problem
+GROUNDING_OPTIONS = ("grounding_model", "static_filter", "planner", "max_groundings", "binding_beam",
+                     "binding_entailment")
+
+
+@dataclass
+class Job:
+    """One solve as a mode sees it: the problem, the engine's checked params, the limits, and the
+    engine's log and metrics (``say(level, text)``, level ``info``, ``warning`` or ``error``)."""
+
+    problem: Any  # a UP problem
+    params: dict
+    limits: Any  # up_gnnplan.limits.Limits
+    say: Callable[[str, str], None]
+    metrics: dict
+    kind: Any = None  # the problem's UP kind, computed once by the engine
+    solve: Callable | None = None  # (problem, seconds) -> UP result: the engine in mode auto (ground's planner gnnplan)
+
+
+@dataclass
+class Outcome:
+    """How a mode ended: a search's ``task`` and ``result`` (the engine shortens and validates its
+    plan), or mode ground's ``plan`` (a UP plan, checked against the quantified goal)."""
+
+    status: Any  # a search Status, or the UP status of ground's planner
+    task: Any = None
+    result: Any = None
+    plan: Any = None
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way to solve: the model head it needs, the engine params it takes, and how it runs."""
+
+    name: str
+    head: str  # VALUE, ACTIONS, or EITHER: it uses what the model has
+    options: tuple[str, ...]  # engine params it takes besides COMMON_OPTIONS
+    help: str
+    run: Callable[["Mode", Job], Outcome]
+    parts: tuple[str, ...] = ()  # a composed mode: the modes it may run
+    order: Callable[[Any, dict], list[str]] | None = None  # a composed mode: its parts to run for a model, in turn
+    counts: str = "expansions"  # what its log counts: "steps" (a policy) or "expansions"
+
+    @property
+    def searches(self) -> tuple[str, ...]:
+        """The searches of :data:`~up_gnnplan.search.SEARCHES` this mode may run."""
+        if not self.parts:
+            return (self.name,)
+        return tuple(dict.fromkeys(s for part in self.parts for s in MODES[part].searches))
+
+    def takes(self, param: str) -> bool:
+        return param in COMMON_OPTIONS or param in self.options
+
+    def execute(self, job: Job) -> Outcome:
+        """Run this mode on ``job``."""
+        return self.run(self, job)
+
+    def plan(self, model, params: dict) -> list["Mode"]:
+        """Return the search modes to run with ``model``, each after the previous gave up; raise
+        :class:`~up_gnnplan.runtime.ModelError` when the model lacks the head this mode needs."""
+        if self.order is not None:
+            return [MODES[name] for name in self.order(model, params)]
+        if self.head != EITHER and not (model.has_value if self.head == VALUE else model.has_actions):
+            from up_gnnplan.runtime import ModelError
+
+            other = ", ".join(m.name for m in MODES.values() if m.head not in (self.head, EITHER))
+            head = "a value" if self.head == VALUE else "an action"
+            raise ModelError(f"mode '{self.name}' needs a model with {head} head; {model.path.name} computes "
+                             f"{' and '.join(model.outputs)} (use mode auto or {other})")
+        return [self]
+
+
+def modes_taking(param: str) -> list[str]:
+    """Return the names of the modes that take engine param ``param``."""
+    return [name for name, mode in MODES.items() if mode.takes(param)]
+
+
+# -- how the search modes run ---------------------------------------------------------------------
+
+def run_searches(mode: Mode, job: Job) -> Outcome:
+    """Build the task, load the model, and run ``mode``'s searches in turn while each gives up."""
+    from up_gnnplan.problems import Task
+    from up_gnnplan.runtime.providers import device_note
+    from up_gnnplan.search import SEARCHES, Inputs, Status
+
+    params, limits = job.params, job.limits
+    limits.check("before loading the task")
+    task = Task(job.problem, check=limits.check, kind=job.kind)
+    limits.check("after building the task")
+    expect_first_generation(task, limits)
+    model = load_model(task, params, mode.head, limits)
+    searches = mode.plan(model, params)  # refuses a mode the model has no head for
+    job.metrics.update(model=str(model.path), provider=model.provider)
+    job.say("info", f"model {model.path.name} ({model.architecture} for domain '{model.domain}') on {model.provider}")
+    note = device_note(params["device"], model.provider)
+    if note:
+        job.say("warning", note)
+    if task.has_existential_goal:
+        job.say("warning", EXISTENTIAL_GOAL_WARNING)
+    inputs = Inputs(task)
+    result = None
+    for search in searches:
+        kwargs = {option: params[option] for option in search.options}
+        if "max_steps" in kwargs and mode.takes("astray_factor") and params["astray_factor"]:
+            kwargs["max_steps"] = _astray_steps(task, params, limits, job.say)
+        if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
+            kwargs["seed"] = result
+        began = time.perf_counter()
+        result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=limits,
+                                       inputs=inputs, **kwargs)
+        level = "error" if result.status is Status.MEMOUT else "info"
+        job.say(level, f"{search.name}: {result.status.value} after {result.expanded} {search.counts} in "
+                       f"{time.perf_counter() - began:.1f} s {result.message}".strip())
+        if result.status is not Status.GAVE_UP:
+            break
+    job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
+    return Outcome(result.status, task=task, result=result)
+
+
+def load_model(task, params: dict, head: str, limits):
+    """Return the ONNX model for ``task``: the ``model`` param, or the shipped one with ``head``."""
+    from up_gnnplan.grounding.encoding import is_grounding_signature
+    from up_gnnplan.models_zoo import find_model, no_model_message, resolve
+    from up_gnnplan.runtime import ModelError, load_value_function
+
+    path = resolve(params["model"]) if params["model"] else find_model(task.signature, None if head == EITHER else head)
+    if path is None:
+        raise ModelError(no_model_message(task.signature))
+    limits.check("before loading the model")
+    model = load_value_function(path, threads=params["threads"], device=params["device"])
+    if is_grounding_signature(model.signature):
+        raise ModelError(f"{path}: a goal-grounding model (it values bindings of existential goals, not states); "
+                         f"use it with mode 'ground' and grounding_model={str(path)!r} (--grounding-model)")
+    model.check_signature(task.signature, task.source.describe(), task.action_signature)
+    return model
+
+
+def _auto_order(model, params: dict) -> list[str]:
+    """Mode auto's parts: the action policy where the model has an action head (one pass per step),
+    else the value policy; then GBFS on V, or policy-best-first for an action model, dual with FF
+    unless the ``fallback`` param is ``model``."""
+    first = "action-policy" if model.has_actions else "policy"
+    second = "gbfs" if model.has_value else "policy-best-first"
+    return [first, f"dual-{second}" if params["fallback"] == "model+ff" else second]
+
+
+def _astray_steps(task, params: dict, limits, say) -> int:
+    """The policy's step limit with ``astray_factor``: that many times FF's estimate of the initial
+    state's cost plus 50 steps, at most ``max_steps`` (``max_steps`` where FF is left out: too many
+    actions to ground, or a dead end it cannot rank)."""
+    from up_gnnplan.limits import GENERATING, LimitReached
+    from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
+
+    most, factor = params["max_steps"], params["astray_factor"]
+    try:
+        heuristic, note = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
+        estimate = heuristic(task.initial_state()) if heuristic is not None else None
+    except LimitReached:  # the policy's own first check says so
+        return most
+    if heuristic is None:
+        say("info", f"policy step limit {most} (no FF estimate: {note})")
+    if estimate is None:
+        return most
+    steps = min(most, ASTRAY_FLOOR + math.ceil(factor * estimate))
+    say("info", f"policy step limit {steps} ({factor:g} x FF's estimate {estimate:g} of the initial state + "
+                f"{ASTRAY_FLOOR})")
+    return steps
+
+
+# Generating the applicable actions of a state, per action: 11 µs on a quiet machine, 25 µs on a
+# loaded one (130,575 Childsnack actions in 1.4 s and 3.3 s), and up to 1 KB each while they are held.
+GENERATION_SECONDS_PER_ACTION = 25e-6
+GENERATION_KB_PER_ACTION = 1.0
+
+
+def expect_first_generation(task, limits) -> None:
+    """Say before any search how long the initial state's action generation will take, or refuse it.
+
+    That generation is one pymimir call that cannot be interrupted, and the first of its kind has
+    no earlier run to go by; the estimate of the state's applicable actions stands in for one, so
+    a state with millions of them (Childsnack, 100 children: 37 s and 1.9 GB) is refused by name
+    instead of breaking the limits.
+    """
+    from up_gnnplan.limits import GENERATING, MemoryLimitReached
+    from up_gnnplan.problems.size import estimate_initial_actions
+
+    actions = estimate_initial_actions(task.up_problem)
+    memory_mb = actions * GENERATION_KB_PER_ACTION / 1024
+    headroom = limits.headroom_mb()
+    if headroom is not None and memory_mb > headroom:
+        raise MemoryLimitReached(f"memory limit of {limits.memory_mb} MB reached before generating the actions of "
+                                 f"the initial state: about {actions:,} of them would take about {memory_mb:,.0f} MB, "
+                                 f"more than the {headroom:,.0f} MB left")
+    limits.uninterruptible(GENERATING).expect(actions * GENERATION_SECONDS_PER_ACTION,
+                                              f"estimated for its about {actions:,} applicable actions")
+
+
+EXISTENTIAL_GOAL_WARNING = (
+    "the goal has existentially quantified conjuncts, which the model cannot see (they give it no goal atoms): "
+    "the policy and the search are guided by the rest of the goal only, so plans may be long or not found; "
+    "mode 'ground' binds them with a learned goal-grounding model first (Funkquist et al. 2024)")
+
+
+# -- how mode ground runs ---------------------------------------------------------------------------
+
+def run_ground(mode: Mode, job: Job) -> Outcome:
+    """Bind the goal, then solve the ground problem with the planner the ``planner`` param names."""
+    from up_gnnplan.grounding.solve import planner, solve_by_grounding
+
+    solve = planner(job.params["planner"], job.solve)  # refused here, before the binding's work
+    status, plan = solve_by_grounding(job.problem, job.params, solve, job.limits, job.say, job.metrics)
+    return Outcome(status, plan=plan)
+
+
+# -- the registry ---------------------------------------------------------------------------------
+
+def _search(name: str, head: str, options: tuple[str, ...], help: str, counts: str = "expansions") -> Mode:
+    return Mode(name, head, options, help, run_searches, counts=counts)
+
+
+_SEARCH_MODES = [
+    _search("policy", VALUE, ("max_steps", "symmetry"),
+            "the greedy policy of V: the unvisited successor of lowest value", counts="steps"),
+    _search("gbfs", VALUE, ("symmetry",), "greedy best-first search on V with duplicate detection"),
+    _search("dual-gbfs", VALUE, ("symmetry",), "GBFS alternating between V and the FF heuristic"),
+    _search("action-policy", ACTIONS, ("max_steps",),
+            "the greedy policy of an action head: the best-scored action with an unvisited successor", counts="steps"),
+    _search("policy-best-first", ACTIONS, ("symmetry",), "best-first search on the action head's log-probabilities"),
+    _search("dual-policy-best-first", ACTIONS, ("symmetry",), "policy-best-first alternating with the FF heuristic"),
+]
+_AUTO_PARTS = ("action-policy", "policy", "dual-gbfs", "gbfs", "dual-policy-best-first", "policy-best-first")
+_AUTO_OPTIONS = tuple(dict.fromkeys([o for m in _SEARCH_MODES for o in m.options]
+                                    + ["fallback", "astray_factor", "seed_fallback"]))
+
+MODES: dict[str, Mode] = {
+    "auto": Mode("auto", EITHER, _AUTO_OPTIONS,
+                 "the action policy (the value policy for a value model), then, if it gave up, GBFS on V "
+                 "(policy-best-first for an action model) with the time left", run_searches, parts=_AUTO_PARTS,
+                 order=_auto_order),
+    **{mode.name: mode for mode in _SEARCH_MODES},
+    "ground": Mode("ground", EITHER, GROUNDING_OPTIONS + _AUTO_OPTIONS,
+                   "bind the existential goal with a goal-grounding model, then solve the ground problem with the "
+                   "planner (LAMA-first, or mode auto)", run_ground, parts=("auto",)),
+}
