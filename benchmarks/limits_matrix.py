@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .common import run_capped
+from .common import clock_line, run_capped
 
 MODES = ["auto", "policy", "gbfs", "action-policy", "policy-best-first", "dual-gbfs", "dual-policy-best-first"]
 # (domain, size parameters), smallest first; the first of each is about the IPC 2023 medium tier's
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cap-mb", type=int, default=12000, help="address-space cap of each solve process")
     args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows, started = [], clock_line("started")
     with open(args.output / "results.jsonl", "w") as handle:
         for domain in args.domains:
             for params in LADDERS[domain]:
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
                     handle.flush()
                     print(f"{domain} {tag} {mode}: {row['seconds']:.2f} s, {row['peak_mb']} MB, "
                           f"{'kept' if row['kept'] else 'BROKEN'}: {row['last'][:120]}", flush=True)
-    text = summary(rows, args.timeout)
+    text = f"{started}\n{clock_line('ended')}\n\n" + summary(rows, args.timeout)
     (args.output / "summary.md").write_text(text)
     print(text)
 

@@ -131,3 +131,13 @@ def test_work_folder_of_another_run_is_refused(tmp_path):
                                        "-o", str(output), "--timeout", "60"])
     assert result.exit_code == 2 and "holds a run of other problems" in result.output, result.output
     assert not output.exists() and (work / "run.json").is_file()  # the other run's folder is left alone
+
+
+def test_problems_too_large_to_label_are_refused(tmp_path):
+    """Blocksworld of 40 blocks: no full expansion, and no optimal plan within a share of a 12 s run."""
+    for seed in range(3):
+        generate("blocksworld", tmp_path, count=1, seed=seed, blocks=40)
+    start = time.perf_counter()
+    _refused([str(tmp_path / "domain.pddl"), str(tmp_path), "--timeout", "12"], tmp_path / "m.onnx",
+             "no training problem could be labelled within the budget")
+    assert time.perf_counter() - start < 12 + 0.6

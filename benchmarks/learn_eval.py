@@ -1,0 +1,133 @@
+"""`gnnplan learn` measured as the IPC 2023 Learning Track does: each domain learnt from its training problems alone.
+
+For each domain: ``gnnplan learn DOMAIN training/easy -o OUT/DOMAIN/learn.onnx --timeout T`` (the
+same budget for every domain), then two ``gnnplan compare`` runs on the same tasks, one after
+the other on this machine, 60 s per task, every plan validated:
+
+- the learnt model beside LAMA-first (``--engine gnnplan --engine fast-downward --model DOMAIN=learn.onnx``);
+- the shipped hand-made model (``--engine gnnplan``, the model the engine picks by the domain's predicates).
+
+The test sets are IPC 2023 ``testing/easy`` (30 tasks) and ``DOMAIN-scaled`` (five problems at
+3-10x the size of the largest training problem, pinned in ``results/standing/scaled_sets.json``).
+
+    OMP_NUM_THREADS=1 python -m benchmarks.learn_eval run blocksworld satellite --timeout 900 -o /tmp/gnnplan-learn-eval
+    python -m benchmarks.learn_eval report -o /tmp/gnnplan-learn-eval      # the markdown table
+
+``run`` skips a step whose output exists, so a stopped run continues.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from .common import SHARED, table
+from .standing import scaled_tests
+
+DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
+           "transport")
+
+
+def _sh(command: list, log: Path) -> int:
+    import subprocess
+
+    with open(log, "w") as handle:
+        return subprocess.run([str(c) for c in command], stdout=handle, stderr=subprocess.STDOUT).returncode
+
+
+def run_domain(domain: str, out: Path, timeout: float, task_timeout: float) -> None:
+    folder = SHARED / "ipc2023-learning" / domain
+    work = out / domain
+    work.mkdir(parents=True, exist_ok=True)
+    model = work / "learn.onnx"
+    if not model.is_file():
+        print(f"{domain}: gnnplan learn --timeout {timeout:g}", flush=True)
+        _sh(["gnnplan", "learn", folder / "domain.pddl", folder / "training" / "easy", "-o", model,
+             "--timeout", timeout], work / "learn.log")
+    if not model.is_file():
+        print(f"{domain}: no model (see {work / 'learn.log'})", flush=True)
+        return
+    scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
+    sets = {"testing-easy": ["--suite", folder / "testing" / "easy"],
+            "scaled": [scaled_domain, *scaled]}
+    for name, tasks in sets.items():
+        for label, engines in (("learn", ["--engine", "gnnplan", "--engine", "fast-downward",
+                                          "--model", model]),
+                               ("shipped", ["--engine", "gnnplan"])):
+            target = work / f"{name}-{label}"
+            if (target / "results.jsonl").is_file() and (target / "summary.md").is_file():
+                continue
+            print(f"{domain}: {name} with the {label} model", flush=True)
+            _sh(["gnnplan", "compare", *engines, *tasks, "-o", target, "--timeout", task_timeout],
+                work / f"{name}-{label}.log")
+
+
+def _solved(path: Path) -> dict[str, int]:
+    """Tasks solved per engine label in a compare run's results.jsonl."""
+    solved: dict[str, int] = {}
+    if not path.is_file():
+        return solved
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        solved.setdefault(row["engine"], 0)
+        solved[row["engine"]] += bool(row.get("solved"))
+    return solved
+
+
+def _tasks(path: Path) -> int:
+    if not path.is_file():
+        return 0
+    return len({json.loads(line)["problem"] for line in path.read_text().splitlines()})
+
+
+def _learn_record(model: Path) -> dict:
+    from up_gnnplan.runtime.value_function import read_metadata
+
+    try:
+        return read_metadata(model).get("training_record", {})
+    except Exception:  # noqa: BLE001  (a report row, not a check)
+        return {}
+
+
+def report(out: Path) -> str:
+    rows = []
+    for domain in DOMAINS:
+        work = out / domain
+        if not (work / "learn.onnx").is_file():
+            continue
+        row = [domain]
+        for name in ("testing-easy", "scaled"):
+            learn = _solved(work / f"{name}-learn" / "results.jsonl")
+            shipped = _solved(work / f"{name}-shipped" / "results.jsonl")
+            tasks = _tasks(work / f"{name}-learn" / "results.jsonl")
+            row += [f"{learn.get('gnnplan:auto', 0)}/{tasks}", f"{shipped.get('gnnplan:auto', 0)}/{tasks}",
+                    f"{learn.get('fast-downward', 0)}/{tasks}"]
+        record = _learn_record(work / "learn.onnx").get("learn", {})
+        labelled = record.get("data", {}).get("labelled", {})
+        row.append(f"{len(labelled)}/{record.get('problems', '?')}")
+        rows.append(row)
+    header = ["domain", "testing/easy: learn", "shipped", "LAMA-first", "scaled: learn", "shipped", "LAMA-first",
+              "problems labelled"]
+    return table(header, rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="learn and compare the named domains")
+    run.add_argument("domains", nargs="+", choices=DOMAINS)
+    run.add_argument("--timeout", type=float, default=1800.0, help="seconds of each gnnplan learn")
+    run.add_argument("--task-timeout", type=float, default=60.0, help="seconds per task of each compare")
+    run.add_argument("-o", "--output", type=Path, required=True)
+    rep = sub.add_parser("report", help="print the markdown table of a run's folder")
+    rep.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        for domain in args.domains:
+            run_domain(domain, args.output, args.timeout, args.task_timeout)
+    print(report(args.output))
+
+
+if __name__ == "__main__":
+    main()
