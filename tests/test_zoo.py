@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from up_gnnplan.cli import main
-from up_gnnplan.models_zoo import ACTION_HEADS, entries, find_model, heads_of, zoo_dir
+from up_gnnplan.models_zoo import ACTION_HEADS, VALUE_HEADS, entries, find_model, heads_of, zoo_dir
 from up_gnnplan.runtime import OnnxValueFunction
 from up_gnnplan.states import PredicateSignature
 
@@ -29,7 +29,7 @@ def test_entry_matches_its_file(entry):
     need = "actions" if heads_of(entry) in ACTION_HEADS else "value"
     assert find_model(signature, need) == path  # found by the predicates of its domain and its head alone
     record = entry["training"]
-    assert record["command"].startswith("gnnplan train ")
+    assert record["command"].startswith(("gnnplan train ", "gnnplan learn "))  # one command of the package
     # A value head's validation is its error in steps; an action head's, the share of states whose
     # best-scored action is optimal (it has no error in steps).
     validated = "validation_mae" if need == "value" else "validation"
@@ -61,13 +61,23 @@ def test_mode_auto_takes_the_action_model_and_the_value_modes_the_value_model():
 
 
 def test_every_shipped_file_has_an_entry_and_every_action_model_its_value_model():
-    """No ONNX file ships without its record, and no domain loses its value model to an action model
-    (``keep_value_model`` once dropped the renamed entry and left rovers-value.onnx unlisted)."""
+    """No ONNX file ships without its record, and no domain loses its value head to an action model
+    (``keep_value_model`` once dropped the renamed entry and left rovers-value.onnx unlisted): an
+    action model either has a value head itself (``gnnplan learn``'s) or a value model beside it."""
     assert {p.name for p in zoo_dir().glob("*.onnx")} == {e["file"] for e in SHIPPED}
     for entry in SHIPPED:
-        if heads_of(entry) in ACTION_HEADS:
+        if heads_of(entry) in ACTION_HEADS and heads_of(entry) not in VALUE_HEADS:
             assert any(heads_of(other) not in ACTION_HEADS and other["signature"] == entry["signature"]
                        for other in SHIPPED), f"{entry['name']} has no value model beside it"
+
+
+def test_a_model_of_both_heads_serves_every_mode():
+    both = [e for e in SHIPPED if heads_of(e) == "both"]
+    for entry in both:
+        signature = PredicateSignature.from_json(entry["signature"])
+        assert find_model(signature) == find_model(signature, "actions") == find_model(signature, "value")
+        runtime = OnnxValueFunction(zoo_dir() / entry["file"])
+        assert runtime.has_value and runtime.has_actions
 
 
 def test_models_command_lists_every_entry():

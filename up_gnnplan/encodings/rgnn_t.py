@@ -84,7 +84,7 @@ Navig-xy: a generated instance (``blocked_ratio`` 0.25), initial state. Its stat
 ``cell(x, y)`` atoms put every ``⟨x, y⟩`` in ``R_1``, so ``R_2`` already holds every pair and
 ``Δ_2 = n³``: from ``t = 2`` on, compose atoms grow cubically with the number of objects, and
 so do the model's messages (3 per compose atom and layer). Regenerate the table with
-``OMP_NUM_THREADS=1 python benchmarks/rgnn_t_encoding_cost.py``.
+``OMP_NUM_THREADS=1 python -m benchmarks.rgnn_t_encoding_cost``.
 """
 
 from __future__ import annotations

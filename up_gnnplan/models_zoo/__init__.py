@@ -33,7 +33,9 @@ VALUE_HEADS = ("value", "both")
 
 
 def heads_of(entry: dict) -> str:
-    return entry.get("head") or "value"  # entries written before action heads existed are value models
+    """Return what ``entry``'s model computes: "value", "logits", "q" or "both" (both heads)."""
+    head = entry.get("head") or "value"  # entries written before action heads existed are value models
+    return "both" if "+" in head else head  # logits+value, q+value: the two heads of one model
 
 
 def find_model(signature: PredicateSignature, need: str | None = None) -> Path | None:
