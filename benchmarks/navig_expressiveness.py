@@ -212,7 +212,8 @@ def main(argv=None) -> int:
     from up_gnnplan.datasets.build import BuildOptions, build_dataset
     from up_gnnplan.datasets.store import check_signature
     from up_gnnplan.training import TrainConfig
-    from up_gnnplan.training.loop import TorchValueFunction, predict, train
+    from up_gnnplan.training.adapters import TorchValueFunction
+    from up_gnnplan.training.loop import predict, train
 
     started = datetime.datetime.now(datetime.timezone.utc)
     command = "OMP_NUM_THREADS=1 python -m benchmarks.navig_expressiveness " + shlex.join(sys.argv[1:] if argv is None else argv)

@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     from up_gnnplan.problems import load_task
     from up_gnnplan.search import policy_rollout
     from up_gnnplan.training import TrainConfig
-    from up_gnnplan.training.loop import TorchValueFunction, train
+    from up_gnnplan.training.adapters import TorchValueFunction
+    from up_gnnplan.training.loop import train
 
     torch.set_num_threads(1)
     preset = PRESETS[args.preset]

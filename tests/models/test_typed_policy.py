@@ -30,7 +30,8 @@ from up_gnnplan.models.typed_policy import TypedPolicyNetwork, build_typed_polic
 from up_gnnplan.runtime import OnnxValueFunction  # noqa: E402
 from up_gnnplan.training import TrainConfig  # noqa: E402
 from up_gnnplan.training.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
-from up_gnnplan.training.loop import TorchActionScorer, TorchValueFunction, train  # noqa: E402
+from up_gnnplan.training.adapters import TorchActionScorer, TorchValueFunction  # noqa: E402
+from up_gnnplan.training.loop import train  # noqa: E402
 from up_gnnplan.training.objectives import outputs  # noqa: E402
 
 torch.set_num_threads(1)

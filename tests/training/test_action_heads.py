@@ -30,7 +30,8 @@ from up_gnnplan.exporters import export_onnx  # noqa: E402
 from up_gnnplan.exporters.parity import check_parity  # noqa: E402
 from up_gnnplan.runtime import OnnxValueFunction  # noqa: E402
 from up_gnnplan.training import TrainConfig  # noqa: E402
-from up_gnnplan.training.loop import TorchActionScorer, train  # noqa: E402
+from up_gnnplan.training.adapters import TorchActionScorer  # noqa: E402
+from up_gnnplan.training.loop import train  # noqa: E402
 
 GRIPPER = example("gripper")
 GRIPPER_PROBLEMS = [example("gripper", "p01.pddl"), example("gripper", "p02.pddl")]

@@ -17,7 +17,8 @@ from up_gnnplan.search import Status, policy_rollout
 torch = pytest.importorskip("torch")
 
 from up_gnnplan.training import TrainConfig  # noqa: E402
-from up_gnnplan.training.loop import TorchValueFunction, train  # noqa: E402
+from up_gnnplan.training.adapters import TorchValueFunction  # noqa: E402
+from up_gnnplan.training.loop import train  # noqa: E402
 from up_gnnplan.training.ranking import RankingObjective  # noqa: E402
 
 GRIPPER = example("gripper")

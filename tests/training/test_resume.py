@@ -184,7 +184,7 @@ def test_a_state_without_an_average_is_refused_by_a_run_with_one(tmp_path):
 
 
 def test_the_weight_average_is_the_warmed_up_exponential_average():
-    from up_gnnplan.training.loop import WeightAverage
+    from up_gnnplan.training.averaging import WeightAverage
 
     model = torch.nn.Linear(2, 1)
     average = WeightAverage(model, 0.5)

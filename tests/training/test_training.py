@@ -333,7 +333,7 @@ def test_an_architectures_own_defaults_reach_the_config_api(key):
 
 def test_policy_validation_chooses_the_epoch_that_solves_most_in_fewest_steps():
     from up_gnnplan.problems import load_task
-    from up_gnnplan.training.loop import policy_validation
+    from up_gnnplan.training.judging import policy_validation
 
     data = blocksworld("p02.pddl", "p03.pddl")
     tasks = [load_task(example("blocksworld"), example("blocksworld", p)) for p in ("p03.pddl", "p04.pddl")]

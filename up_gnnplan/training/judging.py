@@ -1,0 +1,70 @@
+"""How a training run scores an epoch: the validation error on its monitored states and, with
+validation problems, the greedy policy's runs on them (the judge).
+
+A lower score is better: ``(validation error,)``, or ``(-problems solved, steps, validation error)``
+with validation problems, so that an epoch that solves more of them wins, then one with fewer
+steps in total, then one with a lower validation error.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from up_gnnplan.grounding.encoding import is_grounding_signature
+from up_gnnplan.training.adapters import TorchActionScorer, TorchValueFunction
+
+if TYPE_CHECKING:
+    from up_gnnplan.training.run import TrainingRun
+
+
+def epoch_score(run: TrainingRun, epoch: int) -> tuple:
+    """Return the score of ``run.model`` after ``epoch`` (see the module docstring).
+
+    The evaluation and the judge are timed on ``run.budget``, and the judge ends before the time the
+    final steps need; an epoch whose judge the deadline stopped is noted in ``run.progress``.
+    """
+    budget = run.budget
+    began = time.perf_counter()
+    val_mae = run.objective.error(run.model, run.encoding, run.monitor_data, run.monitor)
+    budget.timed_evaluation(time.perf_counter() - began, len(run.monitor))
+    if not run.validation_tasks:
+        return (val_mae,)
+    limits = budget.judge_limits(run.final_states)
+    began = time.perf_counter()
+    solved, steps_total = policy_validation(run.model, run.encoding, run.validation_tasks, run.config.policy_steps, limits)
+    budget.judge = time.perf_counter() - began
+    if limits.deadline.passed():
+        run.progress.judged_in_part.append(epoch)
+    return (-solved, steps_total, val_mae)
+
+
+def policy_validation(model, encoding, tasks, max_steps: int, limits=None) -> tuple[int, int]:
+    """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
+
+    The policy is the action policy for models with an action head, the value policy otherwise.
+    A failed run counts ``max_steps`` steps, so fewer steps always means better. A grounding
+    model's "policy" is the greedy binder: its ground goal is solved by LAMA-first and the plan's
+    length counts as its steps (:func:`~up_gnnplan.grounding.judge.binding_validation`).
+    ``limits`` (:class:`~up_gnnplan.limits.Limits`) stop the runs at their deadline: a run stopped
+    or not started counts as failed.
+    """
+    from up_gnnplan.search import Status, action_policy_rollout, policy_rollout
+
+    if is_grounding_signature(encoding.signature):
+        from up_gnnplan.grounding.judge import binding_validation
+
+        return binding_validation(TorchValueFunction(model, encoding), tasks, failed_cost=max_steps, limits=limits)
+    solved = steps = 0
+    for task in tasks:
+        if limits is not None and limits.deadline.passed():
+            steps += max_steps
+            continue
+        if hasattr(model, "actions"):
+            result = action_policy_rollout(task, TorchActionScorer(model, encoding), max_steps=max_steps, limits=limits)
+        else:
+            result = policy_rollout(task, TorchValueFunction(model, encoding), max_steps=max_steps, limits=limits)
+        ok = result.status is Status.SOLVED
+        solved += ok
+        steps += len(result.actions) if ok else max_steps
+    return solved, steps

@@ -1,0 +1,127 @@
+"""The record of a training run: its figures on the training and validation states, its curve, its judge,
+its throughput and its sessions; and the snapshots of a run taken while it trains.
+
+The final figures are taken on a seeded sample of the training states and on all validation
+states, or on fewer of both when the time left by ``--timeout`` is short (the record then says so).
+"""
+
+from __future__ import annotations
+
+import copy
+import platform
+
+import numpy as np
+
+from up_gnnplan.grounding.encoding import is_grounding_signature
+from up_gnnplan.training.budget import MIN_STATES
+from up_gnnplan.training.resume import Progress
+from up_gnnplan.training.run import TRAIN_ERROR_STATES, Chosen, TrainingRun
+
+
+def run_record(run: TrainingRun, model, chosen: Chosen, progress: Progress, reserve: float = 0.0) -> dict:
+    """The record of ``run`` standing at ``progress`` with ``model`` holding the weights of ``chosen``; its figures
+    are taken on as many states as the time left on ``run.budget``, less ``reserve``, allows."""
+    config = run.config
+    record = _figures(run, model, chosen, progress, reserve)
+    record["curve"] = progress.curve  # [epoch, seconds, loss, validation error(, policy solved, policy steps)]
+    record["error_name"] = run.objective.error_name
+    if run.validation_tasks:
+        solved, steps_total = -chosen.score[0], chosen.score[1]
+        record["policy_validation"] = {"problems": [task.source.problem.stem if task.source.problem else task.up_problem.name
+                                                    for task in run.validation_tasks], "solved": int(solved),
+                                       "steps": int(steps_total), "step_limit": config.policy_steps}
+        if is_grounding_signature(run.encoding.signature):
+            record["policy_validation"].update(judge="greedy binding, then LAMA-first on the ground goal: problems "
+                                               "solved, steps = total plan length (step_limit per unsolved one)")
+        if chosen.epoch in progress.judged_in_part:
+            record["policy_validation"]["stopped_by_time_limit"] = (
+                "the deadline of --timeout stopped this epoch's judge: the problems it did not finish count as "
+                "unsolved")
+    record["train_states_per_second"] = round(progress.steps * config.batch_size / max(progress.train_seconds, 1e-9), 1)
+    record["states_trained"] = progress.steps * config.batch_size
+    record["sessions"] = progress.sessions  # [first epoch, seconds at its start] of each session of the run
+    return record
+
+
+def _figures(run: TrainingRun, model, chosen: Chosen, progress: Progress, reserve: float) -> dict:
+    """The record's figures: errors on the final samples of the states, sizes, speed, the machine."""
+    import torch
+
+    def errors(indices, data=run.dataset):
+        return run.objective.metrics(model, run.encoding, data, indices)
+
+    config, dataset = run.config, run.dataset
+    train_sample, val_sample, note = final_samples(run, reserve)
+    record = {
+        "seconds": round(progress.seconds, 1),
+        "epochs": progress.epoch,
+        "steps": progress.steps,
+        "best_epoch": chosen.epoch,
+        "best_validation_mae": chosen.score[-1],
+        "train": errors(train_sample),
+        "train_error_states": int(len(train_sample)),
+        "validation": errors(val_sample, run.val_data),
+        "validation_error_states": int(len(val_sample)),  # of validation_states: fewer when the time was short
+        "train_states": int(len(run.train_idx)),
+        "validation_states": int(len(run.val_idx)),
+        "validation_problems": run.val_problems,
+        "dead_ends_excluded": int(dataset.dead_end.sum()),
+        "problems": [p.name for p in dataset.problems],
+        "states_per_second_overall": round(progress.steps * config.batch_size / max(progress.seconds, 1e-9), 1),
+        "torch": str(torch.__version__),
+        "machine": f"{platform.machine()}, {config.threads} thread(s)",
+    }
+    if note:
+        record["time_limit_note"] = note
+    return record
+
+
+def _sample(indices: np.ndarray, size: int, seed: int) -> np.ndarray:
+    if len(indices) <= size:
+        return indices
+    return np.sort(np.random.default_rng(seed).choice(indices, size=size, replace=False))
+
+
+def final_samples(run: TrainingRun, reserve: float) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """Return (training states, validation states, note) the final figures are taken on: a seeded sample of
+    the training states (predicting every state of a large training set took minutes) and all validation
+    states, or fewer of both, validation first, when the time left on ``run.budget`` (less ``reserve``) is
+    short; the note says so (None when nothing was left out by the time)."""
+    config, train_idx, val_idx = run.config, run.train_idx, run.val_idx
+    train_sample = _sample(train_idx, TRAIN_ERROR_STATES, config.seed)
+    affordable = run.budget.affordable_states(reserve) if run.budget is not None else None
+    if affordable is None or affordable >= len(train_sample) + len(val_idx):
+        return train_sample, val_idx, None
+    wanted = min(len(val_idx), max(MIN_STATES, affordable - min(MIN_STATES, len(train_sample))))
+    whole = getattr(run.objective, "sample", None)  # an objective that compares states keeps their groups whole
+    val_sample = (whole(run.val_data, val_idx, wanted, np.random.default_rng(config.seed)) if whole is not None
+                  and wanted < len(val_idx) else _sample(val_idx, wanted, config.seed))
+    train_sample = _sample(train_sample, max(MIN_STATES, affordable - len(val_sample)), config.seed)
+    note = (f"the time left by --timeout {config.max_seconds:g} allowed the final figures on {len(val_sample)} "
+            f"of {len(val_idx)} validation states and {len(train_sample)} of {min(len(train_idx), TRAIN_ERROR_STATES)} "
+            "training states")
+    return train_sample, val_sample, note
+
+
+def take_snapshots(run: TrainingRun, minutes: list, on_snapshot, score: tuple) -> None:
+    """Call ``on_snapshot(minutes, kind, model, encoding, record)`` for each of ``minutes`` that the run's clock has
+    passed since its last snapshot: "best" with the best weights so far, "last" with the weights of the epoch just
+    finished (``score``: its score); the run's progress notes them taken."""
+    progress = run.progress
+    for due in minutes:
+        if due not in progress.snapshots and progress.seconds >= 60 * due and on_snapshot is not None:
+            last = Chosen(score, progress.epoch, run.model.state_dict())
+            for kind, chosen in (("best", run.best), ("last", last)):
+                model, record = snapshot(run, chosen)
+                on_snapshot(due, kind, model, run.encoding, record)
+            progress.snapshots.append(due)
+
+
+def snapshot(run: TrainingRun, chosen: Chosen):
+    """(model, record): a CPU copy of ``run.model`` with the weights of ``chosen``, and its record (taken on fewer
+    states when the time left, less what the final record needs, is short)."""
+    model = copy.deepcopy(run.model)
+    model.load_state_dict(chosen.weights)
+    model.cpu().eval()
+    reserve = run.budget.final_reserve(run.final_states) if run.budget is not None else 0.0
+    return model, run_record(run, model, chosen, copy.deepcopy(run.progress), reserve)

@@ -1,0 +1,65 @@
+"""One training run as its parts share it: the data and their split, the model and its optimiser, the
+budget, and where the run stands (its progress and its best epoch so far).
+
+:func:`up_gnnplan.training.loop.train` fills a :class:`TrainingRun` while it sets up, and the
+judge (:mod:`up_gnnplan.training.judging`) and the record (:mod:`up_gnnplan.training.record`)
+read their inputs from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from up_gnnplan.training.budget import Budget
+from up_gnnplan.training.config import TrainConfig
+from up_gnnplan.training.distributed import ProcessGroup
+from up_gnnplan.training.resume import Progress
+
+TRAIN_ERROR_STATES = 5000  # the training error in the record is taken on at most this many states
+
+
+class Chosen(NamedTuple):
+    """An epoch as a candidate for the run's model; compared as a tuple, by its score first."""
+
+    score: tuple  # (validation error,), or (-problems solved, steps, validation error) with a judge; lower wins
+    epoch: int
+    weights: dict  # the model's state_dict
+
+
+@dataclass
+class TrainingRun:
+    """What the parts of one training run share (see the module docstring)."""
+
+    config: TrainConfig
+    group: ProcessGroup  # the processes training together (one, unless started by torchrun)
+    dataset: Any  # the training dataset
+    val_data: Any  # the dataset of the validation states: the validation dataset, else the training one
+    train_idx: np.ndarray  # the states of dataset trained on
+    val_idx: np.ndarray  # the validation states of val_data, which the final record values
+    val_problems: list  # the names of the validation problems
+    monitor_data: Any  # the dataset of monitor
+    monitor: np.ndarray  # the fixed sample of states the validation error of every epoch is taken on
+    validation_tasks: list | None  # the judge's problems (None: epochs are chosen by the validation error)
+    objective: Any  # of up_gnnplan.training.objectives or .ranking
+    encoding: Any
+    model: Any  # on group.device until the run ends
+    optimiser: Any
+    schedule: Any  # the learning-rate schedule (ReduceLROnPlateau), or None
+    rng: np.random.Generator  # the batch sampler's
+    average: Any  # the WeightAverage of --ema, or None
+    best: Chosen  # the best epoch so far
+    progress: Progress = field(default_factory=Progress)
+    budget: Budget | None = None  # set once the run's clock starts, after a stopped run's state is read
+    start: float = 0.0  # the time.perf_counter() value the run's clock counts from (over all its sessions)
+
+    @property
+    def final_states(self) -> int:
+        """How many states the final record values, at most."""
+        return min(len(self.train_idx), TRAIN_ERROR_STATES) + len(self.val_idx)
+
+    def out_of_time(self) -> bool:
+        """Whether one more step, its epoch's evaluation and the final steps no longer fit; rank 0's clock decides."""
+        return self.group.from_main((not self.budget.room_for_epoch(len(self.monitor), self.final_states),))[0]
