@@ -51,7 +51,10 @@ def find_model(signature: PredicateSignature, need: str | None = None) -> Path |
     if not fitting:
         return None
     wanted = VALUE_HEADS if need == "value" else ACTION_HEADS
-    best = next((e for e in fitting if heads_of(e) in wanted), fitting[0])
+    # A value model of its own first for the value modes (where a domain ships one beside a model of
+    # both heads, it is the one measured in those modes), then any model with the head needed.
+    ranked = sorted(fitting, key=lambda e: (heads_of(e) not in wanted, need == "value" and heads_of(e) != "value"))
+    best = ranked[0]
     return zoo_dir() / best["file"]
 
 
