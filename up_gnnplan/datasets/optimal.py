@@ -126,6 +126,40 @@ def _astar_with_costs(task, state, heuristic, time_limit: float, expansion_limit
     return "exhausted", None, []
 
 
+# Later plan actions tried first at each plan state (a window, so that long plans stay cheap).
+REORDER_WINDOW = 16
+
+
+def reordered_successors(task, path, plan, costs, suffix, deadline=None) -> list:
+    """Return (successor, V*, steps) of the plan states' successors that an optimal plan reordered reaches.
+
+    Where a later action ``a_k`` of the optimal plan applies in the plan's state ``s_i`` and the plan
+    with ``a_k`` moved first still reaches the goal, that plan has the same cost, so ``a_k`` is optimal
+    in ``s_i`` too and its successor's V* is the suffix cost less ``a_k``'s: exact labels for free.
+    Domains whose plans interleave independent tasks (Satellite's satellites, Ferry's cars) have many
+    optimal actions per state; a plan alone names one of them, and an action head trained on it learns
+    the others as wrong where no search labelled them.
+    """
+    found = []
+    for i in range(len(plan) - 1):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        state = path[i]
+        for k in range(i + 1, min(len(plan), i + 1 + REORDER_WINDOW)):
+            first = plan[k]
+            if not first.is_applicable(state):
+                continue
+            current, ok = first.apply(state), True
+            for j in list(range(i, k)) + list(range(k + 1, len(plan))):
+                if not plan[j].is_applicable(current):
+                    ok = False
+                    break
+                current = plan[j].apply(current)
+            if ok and is_goal(task, current):
+                found.append((first.apply(state), float(suffix[i] - costs[k]), len(plan) - i - 1))
+    return found
+
+
 def label_optimal(
     task,
     *,
@@ -178,6 +212,10 @@ def label_optimal(
     cost = float(suffix[0])
     seen = {s.get_index() for s in path}
     rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
+    for succ, value, steps in reordered_successors(task, path, plan, costs, suffix, deadline):
+        if succ.get_index() not in seen:  # exact V*, without a search
+            seen.add(succ.get_index())
+            rows.append((succ, value, steps, False, steps == 0, 2))
     left_out = {"time": 0, "expansion": 0}  # and "memory", when the memory limit stopped the labelling
     per_state = [None] * len(rows)  # the plan states' applicable actions, recorded once their successors are labelled
     if include_successors:
