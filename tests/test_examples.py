@@ -39,7 +39,7 @@ RUNS = {
                             lambda: _has("onnxruntime") and _has_fast_downward(), ["up_fast_downward", "onnxruntime"]),
     "ground_goal.py": ([], ["SOLVED_SATISFICING", "plan validated against the quantified goal"],
                        lambda: _has("onnxruntime") and _has_fast_downward(), ["up_fast_downward", "onnxruntime"]),
-    "train_new_domain.py": (["--seconds", "12", "--balls", "12"], ["SOLVED_SATISFICING", "plan validated"],
+    "train_new_domain.py": (["--seconds", "20", "--balls", "12"], ["SOLVED_SATISFICING", "plan validated"],
                             lambda: _has("onnxruntime", "torch", "onnx"), ["torch", "onnx", "onnxruntime"]),
 }
 # Run the example with some modules hidden (as if their extra were not installed).
