@@ -86,15 +86,3 @@ def resolve(name_or_path: str) -> Path:
         if name_or_path in (entry["name"], entry["file"]):
             return zoo_dir() / entry["file"]
     return Path(name_or_path)
-
-
-# The index-editing tools moved to up_gnnplan.exporters.shipping; re-exported here until the
-# benchmark scripts import them from there (benchmarks/action_heads.py, goal_grounding.py,
-# standing.py, training_curve.py, build_zoo.py).
-def __getattr__(name: str):
-    if name in ("editing_index", "write_index", "keep_as", "keep_value_model", "ship"):
-        from up_gnnplan.exporters import shipping
-
-        return getattr(shipping, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
