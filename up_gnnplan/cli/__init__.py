@@ -36,10 +36,7 @@ from up_gnnplan.cli.learn import learn
 from up_gnnplan.cli.models import models
 from up_gnnplan.cli.solve import ground, solve
 from up_gnnplan.cli.train import export, train
-from up_gnnplan.exporters.shipping import problem_list as _problem_list  # noqa: F401  (its former home)
 
-_fail = fail  # the former name
-_EXIT_AT_ONCE = EXIT_AT_ONCE
 
 
 @click.group(cls=Group)

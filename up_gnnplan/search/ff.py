@@ -146,7 +146,7 @@ def _trial_build(task, seconds: float, memory_mb: float | None) -> tuple[float |
         finally:
             os._exit(0)
     os.close(write)
-    why, peak = "", 0.0
+    peak = 0.0
     try:
         while True:
             ready, _, _ = select.select([read], [], [], POLL_SECONDS)
@@ -155,13 +155,11 @@ def _trial_build(task, seconds: float, memory_mb: float | None) -> tuple[float |
                 return (time.perf_counter() - start, "") if finished else (None, "failed in a trial process")
             elapsed = time.perf_counter() - start
             if elapsed > seconds:
-                why = f"took more than {seconds:.1f} s, a {BUILD_SHARE:.0%} share of the time left"
-                return None, why
+                return None, f"took more than {seconds:.1f} s, a {BUILD_SHARE:.0%} share of the time left"
             if memory_mb is not None:
                 peak = max(peak, _resident_mb_of(pid, MB) - base_mb)
                 if peak > memory_mb:
-                    why = f"took more than {memory_mb:,.0f} MB, half the memory left under the limit"
-                    return None, why
+                    return None, f"took more than {memory_mb:,.0f} MB, half the memory left under the limit"
     finally:
         os.close(read)
         try:
