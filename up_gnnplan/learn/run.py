@@ -34,7 +34,7 @@ MIN_BUDGET_SECONDS = 10.0  # below this the run is refused at once: start-up, lo
 MAX_STATES = 20_000  # expand a training problem fully up to this many states
 TOO_LARGE_IN_A_ROW = 3  # after this many consecutive problems too large to label, larger ones are not tried
 JOB_GRACE = 5.0  # seconds a labelling job may run past its share (loading the task) before it is killed
-RUN_FORMAT = 1
+RUN_FORMAT = 2  # 2: the key names files by name and content, so a run folder moves between machines
 
 
 class LearnError(GnnplanError):
@@ -112,7 +112,7 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     checked = check_problems(domain, files)
     train_problems, judges = judge_split(checked)
     work = Path(options.work_dir) if options.work_dir else output.with_name(output.name + ".learn")
-    key = {"domain": str(domain.resolve()), "problems": [str(p.path.resolve()) for p in checked], "seed": options.seed}
+    key = _run_key(domain, [p.path for p in checked], options.seed)
     run, fresh = _open_run(work, key)
     clock = _Clock(budget, run.spent, started)
     run.sessions += 1
@@ -401,6 +401,17 @@ def _report(say, output, summary, config) -> None:
 
 # -- the run folder ----------------------------------------------------------------------------
 
+def _run_key(domain: Path, problems: list[Path], seed: int) -> dict:
+    """Return what a continued run must match: the files by name and content (not by path, so that a
+    run labelled on one machine can be trained on another, a GPU machine say) and the seed."""
+    import hashlib
+
+    def named(path: Path) -> str:
+        return f"{path.name}:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
+
+    return {"domain": named(domain), "problems": [named(p) for p in problems], "seed": seed}
+
+
 def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
     """Return (the run of ``work``, whether it is new); refuse a folder of another run."""
     path = work / "run.json"
@@ -410,7 +421,10 @@ def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
             run = _Run(**saved)
         except (ValueError, TypeError) as error:
             raise LearnError(f"{path}: not a readable run record ({error}); remove {work} to start anew") from None
-        if run.format != RUN_FORMAT or run.key != key:
+        if run.format != RUN_FORMAT:
+            raise LearnError(f"{work} holds a run of an older gnnplan learn (format {run.format}, this one writes "
+                             f"{RUN_FORMAT}); remove it or give another --work-dir")
+        if run.key != key:
             raise LearnError(f"{work} holds a run of other problems or another seed; remove it or give another "
                              "--work-dir")
         return run, False
