@@ -159,3 +159,14 @@ def test_problems_too_large_to_label_are_refused(tmp_path):
     _refused([str(tmp_path / "domain.pddl"), str(tmp_path), "--timeout", "12"], tmp_path / "m.onnx",
              "no training problem could be labelled within the budget")
     assert time.perf_counter() - start < 12 + 0.6
+
+
+def test_the_judge_holds_back_the_largest_problems_and_one_of_middle_size():
+    from up_gnnplan.learn.inputs import ProblemFile, judge_split
+
+    problems = [ProblemFile(Path(f"p{i:02d}.pddl"), objects=i) for i in range(1, 13)]
+    train, judges = judge_split(problems)
+    assert [p.objects for p in judges] == [7, 11, 12]  # the middle one, then the largest fifth
+    assert len(train) == 9 and not {p.path for p in train} & {p.path for p in judges}
+    small = problems[:4]
+    assert judge_split(small) == (small[:3], small[3:])  # fewer than ten: the largest alone

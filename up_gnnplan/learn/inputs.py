@@ -89,13 +89,20 @@ def check_problems(domain: Path, files: list[Path], note=None) -> list[ProblemFi
 
 
 def judge_split(problems: list[ProblemFile]) -> tuple[list[ProblemFile], list[ProblemFile]]:
-    """Return (training problems, judge problems): the largest fifth (1 to 3 problems) judges.
+    """Return (training problems, judge problems): the largest fifth (1 to 3 problems) judges, and with ten or
+    more problems the one in the middle of the sizes too.
 
     The judge problems are never labelled or trained on; the greedy policy solving them chooses
-    the model (larger than the training problems, as the problems the model is for). A single
-    problem is trained on and there is no judge.
+    the model (larger than the training problems, as the problems the model is for). The middle
+    one gives the judge a problem that good epochs solve where the largest are out of every
+    epoch's reach (Satellite: no epoch of a 15-minute run solved its three 10-satellite problems, so
+    the judge could not tell the epochs apart). A single problem is trained on and there is no judge.
     """
     if len(problems) < 2:
         return problems, []
     count = min(3, max(1, len(problems) // 5))
-    return problems[:-count], problems[-count:]
+    train, judges = problems[:-count], problems[-count:]
+    if len(problems) >= 10:
+        middle = train[len(problems) // 2]
+        train, judges = [p for p in train if p is not middle], [middle, *judges]
+    return train, judges
