@@ -33,7 +33,7 @@ class Job:
     """One solve as a mode sees it: the problem, the engine's checked params, the limits, and the
     engine's log and metrics (``say(level, text)``, level ``info``, ``warning`` or ``error``)."""
 
-    problem: Any  # a UP problem
+    problem: Any  # a UP problem, or a Task already built (read from files: Task.from_files)
     params: dict
     limits: Any  # up_gnnplan.limits.Limits
     say: Callable[[str, str], None]
@@ -110,7 +110,9 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
 
     params, limits = job.params, job.limits
     limits.check("before loading the task")
-    task = Task(job.problem, check=limits.check, kind=job.kind)
+    task = job.problem if isinstance(job.problem, Task) else Task(job.problem, check=limits.check, kind=job.kind)
+    if task.note:
+        job.say("info", task.note)
     limits.check("after building the task")
     expect_first_generation(task, limits)
     model = load_model(task, params, mode.head, limits)
@@ -209,7 +211,7 @@ def expect_first_generation(task, limits) -> None:
     from up_gnnplan.limits import GENERATING, MemoryLimitReached
     from up_gnnplan.problems.size import estimate_initial_actions
 
-    actions = estimate_initial_actions(task.up_problem)
+    actions = estimate_initial_actions(task)
     memory_mb = actions * GENERATION_KB_PER_ACTION / 1024
     headroom = limits.headroom_mb()
     if headroom is not None and memory_mb > headroom:
@@ -232,8 +234,17 @@ def run_ground(mode: Mode, job: Job) -> Outcome:
     """Bind the goal, then solve the ground problem with the planner the ``planner`` param names."""
     from up_gnnplan.grounding.solve import planner, solve_by_grounding
 
+    from up_gnnplan.problems import Task
+
     solve = planner(job.params["planner"], job.solve)  # refused here, before the binding's work
-    status, plan = solve_by_grounding(job.problem, job.params, solve, job.limits, job.say, job.metrics)
+    problem = job.problem
+    if isinstance(problem, Task):  # the binding works on the UP problem: read the files with UP's reader
+        if problem.from_files_only:
+            job.say("info", f"mode ground reads {problem.source.describe()} with UP's reader (the goal binding "
+                            "works on the UP problem)")
+        job.limits.check("before reading the problem with UP's reader")
+        problem = problem.up_problem
+    status, plan = solve_by_grounding(problem, job.params, solve, job.limits, job.say, job.metrics)
     return Outcome(status, plan=plan)
 
 
