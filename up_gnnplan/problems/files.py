@@ -53,7 +53,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
         return _read_by_up(task, files, mode, check,
                            f"{files.problem_path}: the existential goal is read by UP's reader (pymimir rejects "
                            "(exists ...) goals, so it is compiled to a derived predicate)")
-    check_supported_text(syntax, goal, (where, files.domain_path, files.problem_path))
+    fragment = check_supported_text(syntax, goal, (where, files.domain_path, files.problem_path))
     check("while building the task (after checking its PDDL fragment)")
     if files.assume_typing:
         domain_code = _declare_typing(domain_code)
@@ -61,15 +61,14 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     check("while building the task (after pymimir read the domain)")
     mimir_problem = _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
     check("while building the task (after pymimir read the problem)")
-    fragment_costs = _costs(syntax)
     values = _static_values(mimir_problem)
-    check_cost_values(values, fragment_costs, where)
+    check_cost_values(values, fragment.costs, where)
 
     task._up_problem, task._files, task.source = None, files, files.source
     task.note, task.has_existential_goal = None, False
     task.domain_text, task.problem_text = domain_code, problem_code
     task.mimir_domain, task.mimir_problem = mimir_domain, mimir_problem
-    task.syntax, task._goal_syntax, task._costs, task._static_values = syntax, goal, fragment_costs, values
+    task.syntax, task._goal_syntax, task._costs, task._static_values = syntax, goal, fragment.costs, values
     entries = {(name, len(types)) for name, types in syntax.predicates.items()}
     entries |= {(TYPE_PREFIX + name, 1) for name in syntax.parents}
     task.signature = PredicateSignature(tuple(sorted(entries)))
@@ -164,12 +163,6 @@ def _goal_rows(goal, task):
     for polarity, name, args in goal.goal:
         (positive if polarity else negative).append((task.signature.index[name], [object_id[a] for a in args]))
     return positive, negative, False
-
-
-def _costs(syntax):
-    from up_gnnplan.problems.syntax import scan_fragment
-
-    return scan_fragment(syntax).costs
 
 
 def _static_values(mimir_problem) -> list[tuple[str, tuple[str, ...], float]]:

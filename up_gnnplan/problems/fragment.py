@@ -159,14 +159,15 @@ def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
         raise ProblemLoadError(f"{where}: the goal is empty, so there is nothing to plan or learn")
 
 
-def check_supported_text(domain, problem, where: str) -> None:
+def check_supported_text(domain, problem, where: tuple):
     """Raise :class:`UnsupportedFeatureError` unless the files read as ``domain`` and ``problem``
     (:class:`~up_gnnplan.problems.syntax.DomainSyntax`, :class:`~up_gnnplan.problems.syntax.ProblemSyntax`)
     lie in the supported fragment: the check of :func:`check_supported` on the text, with the same
     names for the features, and the line of the first one found.
 
-    ``where`` is ``(source, domain path, problem path)``. Negative values of static cost fluents are
-    checked once pymimir has read the initial values (:func:`check_cost_values`).
+    ``where`` is ``(source, domain path, problem path)``. Return what the scan found
+    (:class:`~up_gnnplan.problems.syntax.Fragment`: the action costs among it). Negative values of
+    static cost fluents are checked once pymimir has read the initial values (:func:`check_cost_values`).
     """
     from up_gnnplan.problems.syntax import problem_features, scan_fragment
 
@@ -190,6 +191,7 @@ def check_supported_text(domain, problem, where: str) -> None:
         raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], source)
     if not problem.goal and not problem.existential_goal:
         raise ProblemLoadError(f"{source}: the goal is empty, so there is nothing to plan or learn")
+    return fragment
 
 
 def check_cost_values(values, costs, where: str) -> None:

@@ -1,5 +1,9 @@
 """Read PDDL files into UP problems, with errors that name the file and the line.
 
+:func:`read_checked` holds the checks every reader of PDDL files runs first (parentheses, the
+domain's name, ``:derived``, the ``:typing`` quirk); :func:`load_pddl` then runs UP's reader, and
+:meth:`~up_gnnplan.problems.bridge.Task.from_files` pymimir's.
+
 UP's reader raises whatever its parser raises (pyparsing exceptions, ``SyntaxError``,
 ``KeyError`` for an unknown type); :func:`load_pddl` turns each into a
 :class:`~up_gnnplan.errors.ProblemLoadError` that says which file and, where known, which line.
@@ -248,39 +252,3 @@ def load_pddl(domain: str | Path, problem: str | Path):
     _SOURCES[id(up_problem)] = Source(domain_path, problem_path)
     weakref.finalize(up_problem, _SOURCES.pop, id(up_problem), None)
     return up_problem
-
-
-def load_pddl_within(domain: str | Path, problem: str | Path, seconds: float, memory_mb: int | None = None):
-    """Return the UP problem of the two files, or None if reading them takes more than ``seconds``;
-    raise :class:`~up_gnnplan.limits.MemoryLimitReached` if the process's resident memory passes
-    ``memory_mb`` meanwhile (UP's reader took 3.3 GB for a Sokoban medium task).
-
-    UP's PDDL reader cannot be interrupted, so it runs in a daemon thread; on a timeout the
-    caller ends and the thread with it.
-    """
-    import threading
-    import time
-
-    from up_gnnplan.limits import MemoryLimitReached, resident_mb
-
-    outcome = {}
-
-    def read():
-        try:
-            outcome["problem"] = load_pddl(domain, problem)
-        except BaseException as error:  # noqa: BLE001  (re-raised in the caller's thread)
-            outcome["error"] = error
-
-    reader = threading.Thread(target=read, name="gnnplan-read-pddl", daemon=True)
-    reader.start()
-    deadline = time.perf_counter() + seconds
-    while reader.is_alive() and time.perf_counter() < deadline:
-        reader.join(min(0.05, max(0.0, deadline - time.perf_counter())))
-        if memory_mb and resident_mb() > memory_mb:
-            raise MemoryLimitReached(f"memory limit of {memory_mb} MB reached while reading the PDDL files "
-                                     f"(resident memory {resident_mb():.0f} MB)")
-    if reader.is_alive():
-        return None
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["problem"]
