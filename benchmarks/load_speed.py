@@ -146,7 +146,8 @@ def ratio(up: dict, files: dict, key: str) -> str:
 def write_summary(rows: list[dict], solves: list[dict], args, out: Path) -> None:
     lines = ["# Load time: pymimir straight from the files against UP's reader", "",
              f"Command: `OMP_NUM_THREADS=1 python -m benchmarks.load_speed -o {args.output_name}"
-             f"{' --solve' if solves else ''} --up-timeout {args.up_timeout:g} --cap-mb {args.cap_mb}`", "",
+             f"{f' --solve --solve-timeout {args.solve_timeout:g}' if solves else ''} --up-timeout {args.up_timeout:g} "
+             f"--cap-mb {args.cap_mb}`", "",
              "Seconds: the load alone, inside its process (imports excluded): files to a Task ready for search. "
              "Peak MB: the process's peak resident memory (imports included). Ratios: UP path / files path.", ""]
     header = ["tier", "domain", "sizes", "objects", "problem KB", "files s", "files MB", "UP s", "UP MB",
