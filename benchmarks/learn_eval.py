@@ -13,6 +13,12 @@ The test sets are IPC 2023 ``testing/easy`` (30 tasks) and ``DOMAIN-scaled`` (fi
     OMP_NUM_THREADS=1 python -m benchmarks.learn_eval run blocksworld satellite --timeout 900 -o /tmp/gnnplan-learn-eval
     python -m benchmarks.learn_eval report -o /tmp/gnnplan-learn-eval      # the markdown table
 
+The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
+tuning here) are learnt from their ``train/`` problems and tested on their ``test/`` problems (2-4x
+larger), the learnt model beside LAMA-first. On every domain the WL-GOOSE peer
+(``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
+``labels/*.npz``, joined) and compared on the same tasks (``SET-goose``).
+
 ``run`` skips a step whose output exists, so a stopped run continues.
 """
 
@@ -25,8 +31,46 @@ from pathlib import Path
 from .common import SHARED, table
 from .standing import scaled_tests
 
-DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
-           "transport")
+IPC = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
+       "transport")
+PRACTICE = ("hiking", "elevators", "barman", "goldminer")  # learning-practice: no shipped model covers them
+DOMAINS = IPC + PRACTICE
+GOOSE_ENGINE = "benchmarks.goose.engine"
+
+
+def _layout(domain: str) -> tuple[Path, Path, dict[str, list]]:
+    """Return (domain file, training folder, {test set name: compare task arguments}) of ``domain``."""
+    if domain in PRACTICE:
+        folder = SHARED / "learning-practice" / domain
+        return folder / "domain.pddl", folder / "train", {"test": ["--suite", folder / "test"]}
+    folder = SHARED / "ipc2023-learning" / domain
+    scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
+    return folder / "domain.pddl", folder / "training" / "easy", {
+        "testing-easy": ["--suite", folder / "testing" / "easy"], "scaled": [scaled_domain, *scaled]}
+
+
+def _train_goose(work: Path, log: Path) -> Path | None:
+    """Train the WL-GOOSE peer on the learn run's labels (joined into one file); None without the peer extra."""
+    model = work / "goose.json"
+    if model.is_file():
+        return model
+    try:
+        from .goose.train import train_file
+    except ImportError as error:
+        print(f"WL-GOOSE not trained ({error}): pip install -e '.[peer]'", flush=True)
+        return None
+    from up_gnnplan.datasets.store import Dataset
+
+    labels = sorted((work / "learn.onnx.learn" / "labels").glob("*.npz"))
+    if not labels:
+        return None
+    data = Dataset.load(labels[0])
+    for path in labels[1:]:
+        data.extend(Dataset.load(path, expect=data.signature))
+    joined = data.save(work / "labels.npz")
+    with open(log, "w") as handle:
+        train_file(joined, model, log=lambda line: print(line, file=handle, flush=True))
+    return model
 
 
 def _sh(command: list, log: Path) -> int:
@@ -37,28 +81,29 @@ def _sh(command: list, log: Path) -> int:
 
 
 def run_domain(domain: str, out: Path, timeout: float, task_timeout: float) -> None:
-    folder = SHARED / "ipc2023-learning" / domain
+    domain_file, training, sets = _layout(domain)
     work = out / domain
     work.mkdir(parents=True, exist_ok=True)
     model = work / "learn.onnx"
     if not model.is_file():
         print(f"{domain}: gnnplan learn --timeout {timeout:g}", flush=True)
-        _sh(["gnnplan", "learn", folder / "domain.pddl", folder / "training" / "easy", "-o", model,
-             "--timeout", timeout], work / "learn.log")
+        _sh(["gnnplan", "learn", domain_file, training, "-o", model, "--timeout", timeout], work / "learn.log")
     if not model.is_file():
         print(f"{domain}: no model (see {work / 'learn.log'})", flush=True)
         return
-    scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
-    sets = {"testing-easy": ["--suite", folder / "testing" / "easy"],
-            "scaled": [scaled_domain, *scaled]}
+    goose = _train_goose(work, work / "goose-train.log")
+    runs = [("learn", ["--engine", "gnnplan", "--engine", "fast-downward", "--model", model])]
+    if domain in IPC:
+        runs.append(("shipped", ["--engine", "gnnplan"]))
+    if goose is not None:
+        runs.append(("goose", ["--register", GOOSE_ENGINE, "--engine", "wl-goose",
+                               "--engine-param", f"wl-goose:model={goose}"]))
     for name, tasks in sets.items():
-        for label, engines in (("learn", ["--engine", "gnnplan", "--engine", "fast-downward",
-                                          "--model", model]),
-                               ("shipped", ["--engine", "gnnplan"])):
+        for label, engines in runs:
             target = work / f"{name}-{label}"
             if (target / "results.jsonl").is_file() and (target / "summary.md").is_file():
                 continue
-            print(f"{domain}: {name} with the {label} model", flush=True)
+            print(f"{domain}: {name} with {label}", flush=True)
             _sh(["gnnplan", "compare", *engines, *tasks, "-o", target, "--timeout", task_timeout],
                 work / f"{name}-{label}.log")
 
@@ -96,18 +141,19 @@ def report(out: Path) -> str:
         work = out / domain
         if not (work / "learn.onnx").is_file():
             continue
-        row = [domain]
-        for name in ("testing-easy", "scaled"):
+        for name in ("test",) if domain in PRACTICE else ("testing-easy", "scaled"):
             learn = _solved(work / f"{name}-learn" / "results.jsonl")
             shipped = _solved(work / f"{name}-shipped" / "results.jsonl")
+            goose = _solved(work / f"{name}-goose" / "results.jsonl")
             tasks = _tasks(work / f"{name}-learn" / "results.jsonl")
-            row += [f"{learn.get('gnnplan:auto', 0)}/{tasks}", f"{shipped.get('gnnplan:auto', 0)}/{tasks}",
-                    f"{learn.get('fast-downward', 0)}/{tasks}"]
-        record = _learn_record(work / "learn.onnx").get("learn", {})
-        labelled = record.get("data", {}).get("labelled", {})
-        row.append(f"{len(labelled)}/{record.get('problems', '?')}")
-        rows.append(row)
-    header = ["domain", "testing/easy: learn", "shipped", "LAMA-first", "scaled: learn", "shipped", "LAMA-first",
+            record = _learn_record(work / "learn.onnx").get("learn", {})
+            labelled = record.get("data", {}).get("labelled", {})
+            rows.append([domain, name, f"{learn.get('gnnplan:auto', 0)}/{tasks}",
+                         f"{shipped['gnnplan:auto']}/{tasks}" if shipped else "none" if domain in PRACTICE else "not run",
+                         f"{learn.get('fast-downward', 0)}/{tasks}",
+                         f"{goose['wl-goose']}/{tasks}" if goose else "not run",
+                         f"{len(labelled)}/{record.get('problems', '?')}"])
+    header = ["domain", "test set", "gnnplan learn", "shipped model", "LAMA-first", "WL-GOOSE (same labels)",
               "problems labelled"]
     return table(header, rows)
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError
+from up_gnnplan.processes import adopt_orphans, kill_descendants
 
 EXECUTORS = ("local", "ray")
 STATUSES = ("ok", "error", "memout", "timeout", "crash")
@@ -155,6 +156,7 @@ def _child(job: Job, log_path: str, conn, workdir: str, paths=()) -> None:
 
     os.setsid()  # own process group: a kill reaches the job's subprocesses too
     _die_with_parent()
+    adopt_orphans()  # Fast Downward runs in a session of its own: keep it below this job, where a kill finds it
     os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)  # the caller made every path in the job absolute
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -176,6 +178,7 @@ def _child(job: Job, log_path: str, conn, workdir: str, paths=()) -> None:
         fields = {"status": "error", "error": text, "exception": _sendable(error)}
         if out_of_memory(error) or (memory_mb and cannot_allocate()):
             fields = {"status": "memout", "error": f"out of memory at the {memory_mb} MB limit ({text})"}
+    kill_descendants()  # a search the job left running (its own limit did not end it) ends with the job
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     usage = [resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     fields["max_rss_mb"] = round(max(usage) / 1024, 1)  # the largest of this process and its subprocesses
@@ -199,6 +202,7 @@ class _Running:
 
 
 def _kill(run: _Running) -> None:
+    kill_descendants(run.process.pid)  # those in sessions of their own too (Fast Downward), which killpg misses
     try:
         os.killpg(run.process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

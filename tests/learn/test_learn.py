@@ -126,11 +126,29 @@ def test_work_folder_of_another_run_is_refused(tmp_path):
     output = tmp_path / "m.onnx"
     work = output.with_name(output.name + ".learn")
     work.mkdir()
-    (work / "run.json").write_text(json.dumps({"format": 1, "key": {"domain": "elsewhere", "problems": [], "seed": 0}}))
-    result = CliRunner().invoke(main, ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"),
-                                       "-o", str(output), "--timeout", "60"])
-    assert result.exit_code == 2 and "holds a run of other problems" in result.output, result.output
-    assert not output.exists() and (work / "run.json").is_file()  # the other run's folder is left alone
+    for fmt, words in ((2, "holds a run of other problems"), (1, "an older gnnplan learn")):
+        (work / "run.json").write_text(json.dumps({"format": fmt, "key": {"domain": "elsewhere", "problems": [],
+                                                                          "seed": 0}}))
+        result = CliRunner().invoke(main, ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"),
+                                           "-o", str(output), "--timeout", "60"])
+        assert result.exit_code == 2 and words in result.output, result.output
+        assert not output.exists() and (work / "run.json").is_file()  # the other run's folder is left alone
+
+
+def test_run_key_names_files_by_content_not_path(tmp_path):
+    """A run folder continues wherever its files are (labelled on one machine, trained on a GPU machine)."""
+    import shutil
+
+    from up_gnnplan.learn.run import _run_key
+
+    problems = _gripper(tmp_path / "a", [2, 3])
+    domain = tmp_path / "a" / "domain.pddl"
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    moved = [tmp_path / "b" / p.name for p in problems]
+    assert _run_key(domain, problems, 0) == _run_key(tmp_path / "b" / "domain.pddl", moved, 0)
+    assert _run_key(domain, problems, 0) != _run_key(domain, problems, 1)
+    moved[0].write_text(moved[0].read_text().replace("(at-robby", "(at-robby ", 1) + "\n")
+    assert _run_key(domain, problems, 0) != _run_key(tmp_path / "b" / "domain.pddl", moved, 0)
 
 
 def test_problems_too_large_to_label_are_refused(tmp_path):

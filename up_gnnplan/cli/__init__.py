@@ -55,15 +55,19 @@ def entry():
     import os
 
     from up_gnnplan.limits import run_as_program
+    from up_gnnplan.processes import adopt_orphans, kill_descendants
 
     run_as_program()
+    adopt_orphans()
     try:
         main(standalone_mode=True)
         code = 0
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
         if not EXIT_AT_ONCE["on"]:
+            kill_descendants()
             raise
+    kill_descendants()  # no search (Fast Downward in a session of its own) outlives the command
     if EXIT_AT_ONCE["on"]:
         sys.stdout.flush()
         sys.stderr.flush()
