@@ -69,20 +69,20 @@ def fast_downward_processes() -> list[int]:
 @needs_fd
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_the_time_limit_holds_with_the_hand_off(tmp_path):
-    """LAMA-first on a Sokoban it cannot solve in 3 s is stopped at the solve's deadline, its
-    process group with it."""
+    """LAMA-first on a Sokoban it does not solve in a few seconds is stopped at the solve's deadline,
+    its process group with it."""
     from up_gnnplan.datasets.generators import generate
 
     (problem_file,) = generate("sokoban", tmp_path, count=1, seed=0, grid_size=20, boxes=8)
     problem = load_pddl(tmp_path / "domain.pddl", problem_file)
-    engine = GnnplanEngine(max_steps=1, fallback="model+lama", handoff_share=0)
+    engine = GnnplanEngine(fallback="model+lama", handoff_share=0, astray_factor=0)
     began = time.perf_counter()
-    result = engine.solve(problem, timeout=3)
+    result = engine.solve(problem, timeout=6)
     seconds = time.perf_counter() - began
     assert result.status in (Status.TIMEOUT, Status.SOLVED_SATISFICING), messages(result)
-    assert seconds < 3 + 0.5, messages(result)
+    assert seconds < 6 + 0.5, messages(result)
     if result.status == Status.TIMEOUT:
-        assert any("LAMA-first" in m for m in messages(result)), messages(result)
+        assert any(m.startswith("lama-first: timeout") for m in messages(result)), messages(result)
     assert fast_downward_processes() == []
 
 

@@ -98,8 +98,9 @@ PARAMS = {
                       "handoff_stall) and then LAMA-first with the time left (pip install "
                       "'up-gnnplan[fast-downward]'; the log and the metric found_by say who found the plan)."),
     "handoff_share": Param(0.5, _share, "a number from 0 to 1",
-                           "With fallback model+lama: the share of the time left after the policy that the learned "
-                           "search may take before LAMA-first gets the rest (0: LAMA-first right after the policy)."),
+                           "With fallback model+lama: the share of the time left once the model is loaded that the "
+                           "learned part (the policy, then the learned search) may take before LAMA-first gets the "
+                           "rest (0: LAMA-first at once)."),
     "handoff_stall": Param(500, _integer(0), "an integer >= 0 (0: off)",
                            "With fallback model+lama: hand over to LAMA-first earlier, after this many expansions of "
                            "the learned search without a lower FF value."),

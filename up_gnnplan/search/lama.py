@@ -42,6 +42,9 @@ UNSOLVABLE_CODES = (10, 11)  # the translator or the search proved the task unso
 INCOMPLETE_CODES = (12, 13)  # the search exhausted its (incomplete) space
 MEMORY_CODES = (20, 22, 24)
 TIME_CODES = (21, 23)
+# A component that its CPU-time limit (RLIMIT_CPU) ended by SIGXCPU, as its driver passes it on:
+# -24, or 232 as an unsigned byte.
+CPU_LIMIT_CODES = (-signal.SIGXCPU, 256 - signal.SIGXCPU)
 
 POLL_SECONDS = 0.02
 # Kept free of Fast Downward's memory: its driver (a Python process outside the limit it sets on
@@ -212,7 +215,7 @@ def _failure(code: int, log: str, command: list[str]) -> tuple[Status, str]:
     if code in MEMORY_CODES:
         return Status.MEMOUT, (f"LAMA-first ran out of memory (its limit {limit}B, what was left under the solve's "
                                f"memory limit)" if limit else "LAMA-first ran out of memory")
-    if code in TIME_CODES:
+    if code in TIME_CODES or code in CPU_LIMIT_CODES:
         return Status.TIMEOUT, "LAMA-first ran out of time"
     last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
     raise InternalError(f"internal error: LAMA-first failed with exit code {code}: {last}")

@@ -110,7 +110,7 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     """Build the task, load the model, and run ``mode``'s searches in turn while each gives up."""
     from up_gnnplan.problems import Task
     from up_gnnplan.runtime.providers import device_note
-    from up_gnnplan.search import SEARCHES, Inputs, Status
+    from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
 
     params, limits = job.params, job.limits
     handoff = _handoff(mode, params, job.say)
@@ -129,19 +129,22 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
         job.say("warning", EXISTENTIAL_GOAL_WARNING)
     inputs = Inputs(task)
     result = None
+    # With the hand-off, the learned part (the policy and the learned search) has its share of the
+    # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
+    part = limits.share(params["handoff_share"]) if handoff else limits
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
         if "max_steps" in kwargs and mode.takes("astray_factor") and params["astray_factor"]:
             kwargs["max_steps"] = _astray_steps(task, params, limits, job.say)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
-        part = limits
-        if handoff and result is not None:  # the learned fallback, until it stalls or spends its share
-            if params["handoff_share"] == 0:
-                job.say("info", f"{search.name}: skipped (handoff_share 0: LAMA-first right after the policy)")
+        if handoff:
+            if part.deadline.passed() or params["handoff_share"] == 0:
+                job.say("info", f"{search.name}: skipped (the learned part's share of the time is spent)")
+                result = result or SearchResult(Status.GAVE_UP)
                 break
-            part = limits.share(params["handoff_share"])
-            kwargs["stall"] = params["handoff_stall"]
+            if result is not None:  # the learned fallback, until it stalls or its share is spent
+                kwargs["stall"] = params["handoff_stall"]
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -149,7 +152,7 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
             limits.absorb(part)
             if result.status is Status.TIMEOUT and not limits.deadline.passed():
                 result.status = Status.GAVE_UP
-                result.message = f"its share of the time ({part.deadline.seconds:.1f} s) spent"
+                result.message = f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent"
         level = "error" if result.status is Status.MEMOUT else "info"
         job.say(level, f"{search.name}: {result.status.value} after {result.expanded} {search.counts} in "
                        f"{time.perf_counter() - began:.1f} s {result.message}".strip())
