@@ -157,7 +157,10 @@ def _run(command: list[str], limits: Limits, folder: str) -> tuple[int, str]:
 
 
 def _kill(process: subprocess.Popen) -> None:
-    """End ``process`` and its children (its translator or search): politely, then for certain."""
+    """End ``process`` and its children (its translator or search): politely, then for certain.
+
+    The group is killed even once the driver has ended: its translator or search may outlive it.
+    """
     for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(process.pid, sig)
@@ -165,9 +168,8 @@ def _kill(process: subprocess.Popen) -> None:
             return
         try:
             process.wait(wait)
-            return
         except subprocess.TimeoutExpired:
-            continue
+            pass
 
 
 def _read_plan(path: Path) -> list[tuple[str, list[str]]]:
