@@ -212,7 +212,8 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
         errors = " ".join(m.message for m in result.log_messages or () if m.level == LogLevel.ERROR)
         fields = {"status": status, "solve_time": round(seconds, 4),
                   "engine_time": _number(metrics.get("engine_internal_time")), **_search_counts(result),
-                  "error": errors[:1000] or None, "notes": _notes(result, LogLevel)}
+                  "error": errors[:1000] or None, "notes": _notes(result, LogLevel),
+                  "found_by": metrics.get("found_by")}  # gnnplan's fallback model+lama: learned or lama-first
         if result.plan is None:
             if status in SOLVED:
                 fields.update(valid=False, validation_note="solved without a plan")
@@ -259,7 +260,7 @@ def _finish(task: Task, outcome: Outcome, memory_mb: int) -> dict:
     record = {**asdict(task), "status": fields.pop("status"), "solved": False, "plan_length": None,
               "plan_cost": None, "wall_time": outcome.wall, "solve_time": None, "engine_time": None,
               "expanded": None, "evaluated": None, "valid": None, "validation_note": None, "error": None, "notes": None,
-              "killed": outcome.killed, "memory_mb": memory_mb, "max_rss_mb": outcome.max_rss_mb}
+              "found_by": None, "killed": outcome.killed, "memory_mb": memory_mb, "max_rss_mb": outcome.max_rss_mb}
     record["params"] = [list(p) for p in task.params]  # as results.jsonl reads back
     record.update(fields)
     record["solved"] = is_solved(record)
