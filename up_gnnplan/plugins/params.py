@@ -92,7 +92,7 @@ PARAMS = {
                    "A shipped model's name or an ONNX file (default: the shipped model of the domain)."),
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES),
                   "; ".join(f"{name}: {mode.help}" for name, mode in MODES.items()) + "."),
-    "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS),
+    "fallback": Param("model+lama", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS),
                       "The search after a policy that gave up: guided by the model alone, alternating with the FF "
                       "heuristic (dual-gbfs, dual-policy-best-first), or that until it stalls (handoff_share, "
                       "handoff_stall) and then LAMA-first with the time left (pip install "
