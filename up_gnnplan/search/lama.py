@@ -101,6 +101,10 @@ def lama_first(task, limits: Limits, **_ignored) -> SearchResult:
             return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"], seconds,
                                 f"LAMA-first's plan of {len(actions)} actions")
         status, message = _failure(code, log, command)
+        if status is Status.TIMEOUT and limits.deadline.seconds is not None:
+            # Its own limit was the solve's time left: say it as every search says the solve's limit.
+            message = (f"time limit of {limits.deadline.seconds:g} s reached while LAMA-first searched (after "
+                       f"{limits.deadline.elapsed():.2f} s; {message})")
         return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"], seconds=seconds,
                             message=message)
     except LimitReached as error:
