@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pddl_cases import PROBLEMS
+
 from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.states import PredicateSignature, StateAtoms, successors
 
@@ -157,12 +159,17 @@ def test_goal_atoms(task_of):
 # -- object ids: UP's order ----------------------------------------------------------------
 
 
-def test_object_ids_follow_up_order_not_pymimirs(task_of):
-    task = task_of("gripper-mixed")
+@pytest.mark.parametrize("read", ["up", "files"])
+def test_object_ids_follow_up_order_not_pymimirs(read):
+    from up_gnnplan.problems import Task, load_pddl
+
+    files = PROBLEMS["gripper-mixed"]
+    task = Task(load_pddl(*files)) if read == "up" else Task.from_files(*files)
     up_order = [o.name for o in task.up_problem.all_objects]
     mimir_order = [o.get_name() for o in sorted(task.mimir_problem.get_objects(), key=lambda o: o.get_index())]
     assert up_order == ["ball2", "left", "rooma", "ball1", "roomb", "right"]  # as declared
-    assert mimir_order != up_order  # the PDDL writer groups objects by type
+    # UP's PDDL writer groups objects by type; pymimir reading the file keeps the file's order
+    assert (mimir_order != up_order) == (read == "up")
     assert task.object_names == up_order
     for obj in task.mimir_problem.get_objects():
         assert task.object_names[task.object_id(obj)] == obj.get_name()

@@ -6,7 +6,7 @@ from collections import deque
 
 import pymimir
 import pytest
-from pddl_cases import TYPED_BLOCKS, fixture
+from pddl_cases import PROBLEMS, TYPED_BLOCKS, fixture
 from unified_planning.engines import ValidationResultStatus
 from unified_planning.shortcuts import Object, PlanValidator, SequentialSimulator
 
@@ -58,8 +58,15 @@ def test_plan_maps_back_and_validates(name, task_of):
     assert is_goal(task, state)
 
 
-def test_writer_renames_keyword_objects(task_of):
-    task = task_of("bw-renamed")
+@pytest.mark.parametrize("read", ["up", "files"])
+def test_writer_renames_keyword_objects(read):
+    files = PROBLEMS["bw-renamed"]
+    task = Task(load_pddl(*files)) if read == "up" else Task.from_files(*files)
+    if read == "files":  # pymimir reads the names as written
+        assert {"domain", "either"} <= {o.get_name() for o in task.mimir_problem.get_objects()}
+        plan = task.to_up_plan(pymimir_plan(task))
+        assert {p.object().name for a in plan.actions for p in a.actual_parameters} == {"top", "domain", "either"}
+        return
     mimir_names = {o.get_name() for o in task.mimir_problem.get_objects() + task.mimir_domain.get_constants()}
     assert {"domain_", "either_"} <= mimir_names  # really renamed on the pymimir side
     assert task.object_names == ["top", "domain", "either"]  # UP's names in our maps

@@ -192,6 +192,19 @@ class Limits:
         fallback search after the policy goes by the policy's last run)."""
         return self._work.setdefault(what, Uninterruptible(self, what))
 
+    def share(self, fraction: float) -> "Limits":
+        """Return the limits of a part of this solve that may take ``fraction`` of the time left
+        (all of it without a deadline): the same memory limit and the same uninterruptible work's
+        records; fold its peak back with :meth:`absorb`."""
+        remaining = self.deadline.remaining()
+        part = Limits(None if remaining is None else fraction * remaining, self.memory_mb)
+        part.peak_mb, part._work = self.peak_mb, self._work
+        return part
+
+    def absorb(self, part: "Limits") -> None:
+        """Take the peak memory of ``part`` (from :meth:`share`) into this solve's."""
+        self.peak_mb = max(self.peak_mb, part.peak_mb)
+
     def check(self, what: str) -> None:
         """Raise a :class:`LimitReached` if either limit is reached, naming ``what`` was under way."""
         self.deadline.check(what)

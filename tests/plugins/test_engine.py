@@ -120,7 +120,8 @@ def test_modes_and_timeout(mode, tmp_path):
     assert result.status in (Status.TIMEOUT, Status.SOLVED_SATISFICING)  # a zero budget may still finish step 0
 
 
-@pytest.mark.parametrize("fallback, search", [("model", "gbfs"), ("model+ff", "dual-gbfs")])
+@pytest.mark.parametrize("fallback, search",
+                         [("model", "gbfs"), ("model+ff", "dual-gbfs"), ("model+lama", "dual-gbfs")])
 def test_mode_auto_runs_the_chosen_fallback_after_the_policy_gives_up(fallback, search, tmp_path):
     problem = bundled_problem()
     path = untrained_model(problem, tmp_path / "m.onnx")

@@ -87,6 +87,8 @@ def engine_params(ctx: click.Context) -> dict:
 @engine_option("--mode", param="mode", type=click.Choice(list(MODES)), show_default=True)
 @engine_option("--model", param="model")
 @engine_option("--fallback", param="fallback", type=click.Choice(FALLBACKS))
+@engine_option("--handoff-share", param="handoff_share", type=click.FloatRange(min=0.0, max=1.0))
+@engine_option("--handoff-stall", param="handoff_stall", type=click.IntRange(min=0))
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds from the start of the command: reading the PDDL, search and validation all count.")
 @memory_option("half the machine's RAM, within what is free, by default; 0: none.")
@@ -116,9 +118,9 @@ def solve(ctx, files, example, timeout, plan_file, **options):
     from unified_planning.exceptions import UPUsageError
 
     from up_gnnplan.errors import GnnplanError
-    from up_gnnplan.limits import default_memory_mb
+    from up_gnnplan.limits import Limits, TimeLimitReached, default_memory_mb
     from up_gnnplan.plugins.engine import GnnplanEngine
-    from up_gnnplan.problems.loading import load_pddl_within
+    from up_gnnplan.problems import Task
 
     refuse_files_with_example(files, example)
     if example:
@@ -140,25 +142,26 @@ def solve(ctx, files, example, timeout, plan_file, **options):
     engine.error_on_failed_checks = False  # an unsupported problem becomes a status with our message
     name, mode = Path(files[1]).name, params["mode"]
     memory_mb = options["memory_mb"]
-    try:
-        problem = load_pddl_within(*files, timeout - (time.perf_counter() - start),
-                                   default_memory_mb() if memory_mb is None else memory_mb)
+    limits = Limits(timeout, default_memory_mb() if memory_mb is None else memory_mb, start=start)
+    try:  # pymimir reads the files; UP's reader only where a UP answer is needed (mode ground)
+        task = Task.from_files(*files, check=lambda what: limits.check(f"{what}, reading the PDDL files"))
+        limits.check("after reading the PDDL files")
+    except TimeLimitReached:
+        click.echo(f"{name}: timeout after {time.perf_counter() - start:.2f} s (mode {mode}): time limit of "
+                   f"{timeout:g} s reached while reading the PDDL files", err=True)
+        sys.exit(EXIT_LIMIT)
     except MemoryLimitReached as error:
         click.echo(f"{name}: memout after {time.perf_counter() - start:.2f} s (mode {mode}): {error}", err=True)
         sys.exit(EXIT_LIMIT)
     except GnnplanError as error:
         fail(error)
-    if problem is None:
-        click.echo(f"{name}: timeout after {time.perf_counter() - start:.2f} s (mode {mode}): time limit of "
-                   f"{timeout:g} s reached while reading the PDDL files", err=True)
-        sys.exit(EXIT_LIMIT)
     engine.clock_start = start
-    result = engine.solve(problem, timeout=timeout)
-    _report(name, mode, problem, result, time.perf_counter() - start, plan_file)
+    result = engine.solve_task(task, timeout=timeout)
+    _report(name, mode, task, result, time.perf_counter() - start, plan_file)
     sys.exit(exit_code(result.status))
 
 
-def _report(name: str, mode: str, problem, result, seconds: float, plan_file) -> None:
+def _report(name: str, mode: str, task, result, seconds: float, plan_file) -> None:
     """Print the engine's warnings and errors, the plan (or write it), and the summary line."""
     from up_gnnplan.problems.plans import plan_text
 
@@ -171,7 +174,7 @@ def _report(name: str, mode: str, problem, result, seconds: float, plan_file) ->
         reason = f": {last}" if status in ("timeout", "memout") and last else ""
         click.echo(f"{name}: {status} after {seconds:.2f} s (mode {mode}){reason}", err=True)
         return
-    text = plan_text(problem, result.plan, metrics.get("plan_cost"))
+    text = plan_text(None if task.from_files_only else task.up_problem, result.plan, metrics.get("plan_cost"))
     if plan_file:
         try:
             Path(plan_file).write_text(text)

@@ -94,6 +94,9 @@ def _has_existential_goal(problem) -> bool:
 def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
     """Return (valid, what is wrong or why it was not checked, plan cost) for any engine's plan.
 
+    gnnplan's plans of tasks read from files (:class:`~up_gnnplan.problems.plans.PddlPlan`) are
+    replayed by their PDDL lines on the task read anew with pymimir, without a UP problem.
+
     UP's ``SequentialPlanValidator`` checks the plan and evaluates the problem's metric. It is
     extremely slow on existential goals, so those plans are replayed on pymimir and checked with
     gnnplan's validation helper; outside gnnplan's fragment they are left unchecked (None).
@@ -102,6 +105,10 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
     from unified_planning.engines.plan_validator import SequentialPlanValidator
     from unified_planning.plans import SequentialPlan
 
+    from up_gnnplan.problems.plans import PddlPlan
+
+    if isinstance(plan, PddlPlan):
+        return _replay(plan)
     if not isinstance(plan, SequentialPlan):
         return None, f"not validated: a {type(plan).__name__}, not a sequential plan", None
     if not _has_existential_goal(problem):
@@ -127,6 +134,27 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
         state, action_cost = ground[-1].apply(state, return_cost=True)
         cost += action_cost
     wrong = validate_plan(mimir, plan, ground)
+    return wrong is None, wrong, None if wrong else cost
+
+
+def _replay(plan) -> tuple[bool, str | None, float | None]:
+    """Check gnnplan's plan of a task read from files on a task read from the files anew (no UP
+    problem: reading one is what reading the files with pymimir saved), and sum its cost."""
+    from up_gnnplan.plugins.validation import validate_plan
+    from up_gnnplan.problems import Task as MimirTask
+
+    files = plan.task.source
+    task = MimirTask.from_files(files.domain, files.problem)
+    state, ground, cost = task.initial_state(), [], 0.0
+    for step, line in enumerate(plan.actions, start=1):
+        applicable = state.generate_applicable_actions()
+        by_text = dict(zip(task.plan_lines(applicable), applicable))
+        if line not in by_text:
+            return False, f"step {step}, {line}, is not applicable", None
+        ground.append(by_text[line])
+        state, action_cost = ground[-1].apply(state, return_cost=True)
+        cost += action_cost
+    wrong = validate_plan(task, None, ground)
     return wrong is None, wrong, None if wrong else cost
 
 
@@ -157,22 +185,35 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
     for module in register:
         importlib.import_module(module)
     get_environment().credits_stream = None
-    problem = load_pddl(task.domain_file, task.problem_file)
     name, params = task.engine_call()
     if name == "gnnplan" and memory_mb:
         params["memory_mb"] = engine_memory_mb(memory_mb)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # UP's "cannot establish whether ..." notes
-        with OneshotPlanner(name=name, params=params or None) as planner:
+        if name == "gnnplan":  # pymimir reads the files (UP's reader took minutes on IPC 2023 medium tasks)
+            from up_gnnplan.plugins.engine import GnnplanEngine
+            from up_gnnplan.problems import Task as MimirTask
+
+            mimir = MimirTask.from_files(task.domain_file, task.problem_file)
+            engine = GnnplanEngine(**(params or {}))
             phase("solving")
             start = time.perf_counter()
-            result = planner.solve(problem, timeout=task.timeout)
+            result = engine.solve_task(mimir, timeout=task.timeout)
             seconds = time.perf_counter() - start
+            problem = None if mimir.from_files_only else mimir.up_problem
+        else:
+            problem = load_pddl(task.domain_file, task.problem_file)
+            with OneshotPlanner(name=name, params=params or None) as planner:
+                phase("solving")
+                start = time.perf_counter()
+                result = planner.solve(problem, timeout=task.timeout)
+                seconds = time.perf_counter() - start
         status, metrics = result.status.name.lower(), result.metrics or {}
         errors = " ".join(m.message for m in result.log_messages or () if m.level == LogLevel.ERROR)
         fields = {"status": status, "solve_time": round(seconds, 4),
                   "engine_time": _number(metrics.get("engine_internal_time")), **_search_counts(result),
-                  "error": errors[:1000] or None, "notes": _notes(result, LogLevel)}
+                  "error": errors[:1000] or None, "notes": _notes(result, LogLevel),
+                  "found_by": metrics.get("found_by")}  # gnnplan's fallback model+lama: learned or lama-first
         if result.plan is None:
             if status in SOLVED:
                 fields.update(valid=False, validation_note="solved without a plan")
@@ -219,7 +260,7 @@ def _finish(task: Task, outcome: Outcome, memory_mb: int) -> dict:
     record = {**asdict(task), "status": fields.pop("status"), "solved": False, "plan_length": None,
               "plan_cost": None, "wall_time": outcome.wall, "solve_time": None, "engine_time": None,
               "expanded": None, "evaluated": None, "valid": None, "validation_note": None, "error": None, "notes": None,
-              "killed": outcome.killed, "memory_mb": memory_mb, "max_rss_mb": outcome.max_rss_mb}
+              "found_by": None, "killed": outcome.killed, "memory_mb": memory_mb, "max_rss_mb": outcome.max_rss_mb}
     record["params"] = [list(p) for p in task.params]  # as results.jsonl reads back
     record.update(fields)
     record["solved"] = is_solved(record)

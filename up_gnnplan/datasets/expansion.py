@@ -16,7 +16,6 @@ import numpy as np
 from up_gnnplan.datasets.heartbeat import Heartbeat
 from up_gnnplan.errors import StateLimitExceeded
 from up_gnnplan.limits import Limits, MemoryLimitReached, resident_mb
-from up_gnnplan.problems.fragment import has_unit_costs
 from up_gnnplan.states.atoms import Atoms, StateAtoms
 
 # What the state graph and the labels take per state and per transition (measured on Blocksworld,
@@ -138,7 +137,7 @@ def expand(task, max_states: int = 100_000, progress=None, *, limits: Limits | N
             initial_value, initial = value[i], i
         if progress is not None and (i % 1000 == 0 or i == n - 1):
             progress(i + 1, n)
-    unit = has_unit_costs(task.up_problem)
+    unit = task.has_unit_costs()
     if not unit:
         # pymimir's steps_to_goal counts the fewest actions to a goal, ignoring costs; with
         # action costs the documented label is the length of a cheapest path.

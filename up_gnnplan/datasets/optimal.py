@@ -26,7 +26,6 @@ from up_gnnplan.datasets.heartbeat import Heartbeat
 from up_gnnplan.errors import UnsolvableProblemError
 from up_gnnplan.limits import Limits, MemoryLimitReached
 from up_gnnplan.native import quiet_stdout
-from up_gnnplan.problems.fragment import has_unit_costs, min_action_cost
 from up_gnnplan.states.atoms import StateAtoms
 from up_gnnplan.states.successors import is_goal, successors
 
@@ -57,7 +56,7 @@ def _search(task, state, heuristic, time_limit: float, expansion_limit: int | No
     """
     import pymimir
 
-    if not has_unit_costs(task.up_problem):
+    if not task.has_unit_costs():
         return _astar_with_costs(task, state, heuristic, time_limit, expansion_limit, beat)
     options = {}
     if expansion_limit or beat is not None:
@@ -89,7 +88,7 @@ def _astar_with_costs(task, state, heuristic, time_limit: float, expansion_limit
     therefore scaled by the cheapest action cost, which keeps it admissible.
     """
     start = time.perf_counter()
-    scale = min_action_cost(task.up_problem)
+    scale = task.min_action_cost()
     best = {state.get_index(): 0.0}
     parent: dict[int, tuple[int, object]] = {}
     tie = itertools.count()

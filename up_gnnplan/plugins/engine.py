@@ -162,6 +162,24 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         finally:
             self._called_at = self._kind = None
 
+    def solve_task(self, task, timeout=None) -> PlanGenerationResult:
+        """Solve a :class:`~up_gnnplan.problems.bridge.Task` already built, such as one read from PDDL
+        files by :meth:`~up_gnnplan.problems.bridge.Task.from_files` (``gnnplan solve`` does this: UP's
+        PDDL reader took minutes on the IPC 2023 medium tasks). The time limit counts as in :meth:`solve`.
+
+        The supported fragment was checked when the task was built. For a task read from files the
+        plan is validated on pymimir and returned as a :class:`~up_gnnplan.problems.plans.PddlPlan`
+        (PDDL lines; ``to_up()`` gives UP's ``SequentialPlan``, reading the files with UP's reader);
+        otherwise it is UP's ``SequentialPlan``, as from :meth:`solve`.
+        """
+        check_timeout(timeout)
+        self._called_at = self.clock_start if self.clock_start is not None else time.perf_counter()
+        self.clock_start = None
+        try:
+            return self._solve(task, None, timeout, None)
+        finally:
+            self._called_at = self._kind = None
+
     def _solve(self, problem, heuristic=None, timeout=None, output_stream=None) -> PlanGenerationResult:
         from up_gnnplan.errors import GnnplanError
         from up_gnnplan.limits import Limits, MemoryLimitReached
@@ -212,7 +230,12 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             if shorter.removed:
                 result.actions, result.cost = shorter.actions, shorter.cost
             say("info", f"{shorter.note} in {time.perf_counter() - began:.1f} s")
-        plan = task.to_up_plan(result.actions)
+        if task.from_files_only:  # no UP problem: the plan in PDDL terms, validated on pymimir
+            from up_gnnplan.problems.plans import PddlPlan
+
+            plan = PddlPlan(task, result.actions, result.cost)
+        else:
+            plan = task.to_up_plan(result.actions)
         try:
             problem_error = validate_plan(task, plan, result.actions, check=limits.check)
         except LimitReached as error:

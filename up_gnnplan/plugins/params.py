@@ -49,6 +49,13 @@ def _number(minimum: float) -> Callable[[Any], float]:
     return convert
 
 
+def _share(value) -> float:
+    number = _number(0.0)(value)
+    if number > 1:
+        raise ValueError
+    return number
+
+
 def _flag(value) -> bool:
     """Accept True/False, and their spellings on a command line (``--engine-param gnnplan:static_filter=false``)."""
     if isinstance(value, bool):
@@ -85,9 +92,18 @@ PARAMS = {
                    "A shipped model's name or an ONNX file (default: the shipped model of the domain)."),
     "mode": Param("auto", _choice(MODES), "one of " + ", ".join(MODES),
                   "; ".join(f"{name}: {mode.help}" for name, mode in MODES.items()) + "."),
-    "fallback": Param("model+ff", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS),
-                      "The search after a policy that gave up: guided by the model alone, or alternating with the FF "
-                      "heuristic (dual-gbfs, dual-policy-best-first)."),
+    "fallback": Param("model+lama", _choice(FALLBACKS), "one of " + ", ".join(FALLBACKS),
+                      "The search after a policy that gave up: guided by the model alone, alternating with the FF "
+                      "heuristic (dual-gbfs, dual-policy-best-first), or that until it stalls (handoff_share, "
+                      "handoff_stall) and then LAMA-first with the time left (pip install "
+                      "'up-gnnplan[fast-downward]'; the log and the metric found_by say who found the plan)."),
+    "handoff_share": Param(0.5, _share, "a number from 0 to 1",
+                           "With fallback model+lama: the share of the time left once the model is loaded that the "
+                           "learned part (the policy, then the learned search) may take before LAMA-first gets the "
+                           "rest (0: LAMA-first at once)."),
+    "handoff_stall": Param(500, _integer(0), "an integer >= 0 (0: off)",
+                           "With fallback model+lama: hand over to LAMA-first earlier, after this many expansions of "
+                           "the learned search without a lower FF value."),
     "max_steps": Param(1000, _integer(1), "an integer >= 1", "Step limit of the policy."),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)",
                            "The policy also gives up after this many times FF's estimate of the initial state's cost "

@@ -156,6 +156,10 @@ class _KnownKind:
 class Task:
     """A planning task on pymimir, with maps between pymimir and UP items.
 
+    Built from a UP problem (``Task(problem)``, the engine's UP entry) or straight from PDDL files
+    (:meth:`from_files`: pymimir reads them, and a UP problem is read only where one is asked for,
+    through :attr:`up_problem`). Either way the names, signatures and object ids are the same.
+
     Args:
         up_problem: the UP problem; it is checked against the supported fragment.
         source: where it came from, for error messages and dataset provenance (default: the
@@ -167,6 +171,9 @@ class Task:
         kind: the problem's UP ``ProblemKind`` if already computed (it walks the whole problem).
     """
 
+    writer = None  # UP's PDDL writer, whose name maps a task from a UP problem goes through
+    syntax = None  # the domain's declarations, for a task read from files (problems.syntax.DomainSyntax)
+
     def __init__(self, up_problem, source: Source | None = None, mode: str = "lifted", check=None, kind=None):
         import pymimir
         from unified_planning.io import PDDLWriter
@@ -174,7 +181,7 @@ class Task:
         from unified_planning.model import Problem
 
         check = check or (lambda what: None)
-        self.up_problem = up_problem
+        self._up_problem, self._files, self.note = up_problem, None, None
         self.source = source or source_of(up_problem)
         if not isinstance(up_problem, Problem):
             raise UnsupportedFeatureError(
@@ -210,12 +217,83 @@ class Task:
         self.signature = PredicateSignature.from_up_problem(up_problem)
         self.action_signature = ActionSignature.from_up_problem(up_problem)
         self.types = DomainTypes.from_up_problem(up_problem)
-        self.objects = list(up_problem.all_objects)
-        self.object_names = [o.name for o in self.objects]
-        self._object_id = {o: i for i, o in enumerate(self.objects)}
+        self._objects = list(up_problem.all_objects)
+        self.object_names = [o.name for o in self._objects]
+        self.object_types = [o.type.name for o in self._objects]
+        self._object_id = {o: i for i, o in enumerate(self._objects)}
         self._mimir_object_id = self._map_mimir_objects()
         self._mimir_predicate_id = self._map_mimir_predicates()
         self._actions: dict[int, object] = {}
+        self._goal = self._size = None
+
+    @classmethod
+    def from_files(cls, domain: str | Path, problem: str | Path, mode: str = "lifted", check=None) -> "Task":
+        """Return the task of two PDDL files, read by pymimir (see :mod:`up_gnnplan.problems.files`)."""
+        from up_gnnplan.problems.files import read_task
+
+        return read_task(cls.__new__(cls), domain, problem, mode, check)
+
+    @property
+    def up_problem(self):
+        """The UP problem: given, or read from the files with UP's reader on first use (slow on
+        large problems: only what needs a UP answer asks for it)."""
+        if self._up_problem is None:
+            self._up_problem = load_pddl(self._files.domain_path, self._files.problem_path)
+        return self._up_problem
+
+    @property
+    def from_files_only(self) -> bool:
+        """Whether this task was read from files and no UP problem has been built for it."""
+        return self._up_problem is None
+
+    @property
+    def objects(self) -> list:
+        """The UP objects, in our object ids' order."""
+        if self._objects is None:
+            problem = self.up_problem
+            self._objects = [problem.object(name) for name in self.object_names]
+        return self._objects
+
+    # -- what the models and searches need, the same for both kinds of task --------------------
+
+    def goal_literals(self):
+        """Return ``(positive, negative, existential)``: the goal's literals as ``(predicate id,
+        object ids)`` pairs, in the goal's order, and whether some conjunct is quantified."""
+        if self._goal is None:
+            positive, negative, existential = [], [], False
+            object_id = {o: i for i, o in enumerate(self.objects)}
+            for goal in self.up_problem.goals:
+                for conjunct in goal.args if goal.is_and() else [goal]:
+                    target = positive
+                    if conjunct.is_not():
+                        target, conjunct = negative, conjunct.arg(0)
+                    if conjunct.is_fluent_exp():
+                        pid = self.signature.index[conjunct.fluent().name]
+                        target.append((pid, [object_id[a.object()] for a in conjunct.args]))
+                    else:
+                        existential = True  # exists-goals: tested by pymimir, not given as atoms
+            self._goal = positive, negative, existential
+        return self._goal
+
+    def has_unit_costs(self) -> bool:
+        """Return whether every action costs 1."""
+        from up_gnnplan.problems import files, fragment
+
+        return files.has_unit_costs(self) if self.syntax is not None else fragment.has_unit_costs(self.up_problem)
+
+    def min_action_cost(self) -> float:
+        """Return a lower bound on the cost of any ground action (0 when none can be given)."""
+        from up_gnnplan.problems import files, fragment
+
+        return files.min_action_cost(self) if self.syntax is not None else fragment.min_action_cost(self.up_problem)
+
+    def size_facts(self):
+        """Return what :mod:`up_gnnplan.problems.size` estimates the ground actions from."""
+        if self._size is None:
+            from up_gnnplan.problems import files, size
+
+            self._size = files.size_facts(self) if self.syntax is not None else size.facts_of_up_problem(self.up_problem)
+        return self._size
 
     # -- name maps ---------------------------------------------------------------------------
 
@@ -265,7 +343,17 @@ class Task:
 
     def up_action_name(self, pddl_name: str) -> str:
         """Return the UP name of the action schema pymimir calls ``pddl_name``."""
-        return self._up_item(pddl_name).name
+        return pddl_name if self.writer is None else self._up_item(pddl_name).name
+
+    def plan_lines(self, ground_actions) -> list[str]:
+        """Return the PDDL lines ``(action o1 o2)`` of a sequence of pymimir ground actions."""
+        lines = []
+        for action in ground_actions:
+            name = self.up_action_name(action.get_action().get_name())
+            arity = self.action_signature.schemas[self.action_signature.index[name]][1]
+            objects = [self.object_names[self.object_id(o)] for o in action.get_objects()[:arity]]
+            lines.append(f"({' '.join([name, *objects])})")
+        return lines
 
     def to_up_action(self, ground_action):
         """Return the UP ``ActionInstance`` of a pymimir ground action."""
@@ -274,7 +362,7 @@ class Task:
         key = ground_action.get_index()
         cached = self._actions.get(key)
         if cached is None:
-            action = self.up_problem.action(self._up_item(ground_action.get_action().get_name()).name)
+            action = self.up_problem.action(self.up_action_name(ground_action.get_action().get_name()))
             arity = len(action.parameters)
             # pymimir appends existentially quantified variables as extra parameters.
             params = [self.objects[self.object_id(o)] for o in ground_action.get_objects()[:arity]]
@@ -303,15 +391,18 @@ class Task:
 
     @property
     def num_objects(self) -> int:
-        return len(self.objects)
+        return len(self.object_names)
 
     @property
     def constant_ids(self) -> set[int]:
-        """Our ids of the domain's constants (action schemas may name them)."""
+        """Our ids of the domain's constants that action schemas name."""
+        if self.syntax is not None:
+            named = self.syntax.constants_named()
+            return {i for i, name in enumerate(self.object_names[:len(self.syntax.constants)]) if name in named}
         return {self._mimir_object_id[c.get_index()] for c in self.mimir_domain.get_constants()
                 if c.get_index() in self._mimir_object_id}
 
 
 def load_task(domain: str | Path, problem: str | Path, **task_options) -> Task:
-    """Load PDDL files (:func:`~up_gnnplan.problems.loading.load_pddl`) and return a checked :class:`Task`."""
-    return Task(load_pddl(domain, problem), **task_options)
+    """Read PDDL files into a checked :class:`Task` (:meth:`Task.from_files`: pymimir reads them)."""
+    return Task.from_files(domain, problem, **task_options)

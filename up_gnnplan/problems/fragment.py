@@ -157,3 +157,50 @@ def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
         raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], where)
     if not problem.goals:
         raise ProblemLoadError(f"{where}: the goal is empty, so there is nothing to plan or learn")
+
+
+def check_supported_text(domain, problem, where: tuple):
+    """Raise :class:`UnsupportedFeatureError` unless the files read as ``domain`` and ``problem``
+    (:class:`~up_gnnplan.problems.syntax.DomainSyntax`, :class:`~up_gnnplan.problems.syntax.ProblemSyntax`)
+    lie in the supported fragment: the check of :func:`check_supported` on the text, with the same
+    names for the features, and the line of the first one found.
+
+    ``where`` is ``(source, domain path, problem path)``. Return what the scan found
+    (:class:`~up_gnnplan.problems.syntax.Fragment`: the action costs among it). Negative values of
+    static cost fluents are checked once pymimir has read the initial values (:func:`check_cost_values`).
+    """
+    from up_gnnplan.problems.syntax import problem_features, scan_fragment
+
+    source, domain_path, problem_path = where
+    fragment = scan_fragment(domain)
+    found = {feature: (domain_path, line) for feature, line in fragment.features.items()}
+    found.update({feature: (problem_path, line) for feature, line in problem_features(problem).items()
+                  if feature not in found})
+    cost_fluents = set(fragment.costs.fluent.values())
+    misused = sorted(name for name in domain.functions if name != "total-cost"
+                     and (name not in cost_fluents or name in fragment.modified or name in fragment.numeric_used))
+    if misused:
+        found.setdefault(_PDDL_NAMES["NUMERIC_FLUENTS"] + ": " + ", ".join(misused), (domain_path, None))
+    if found:
+        first = min((line, str(path)) for path, line in found.values() if line is not None) if any(
+            line is not None for _, line in found.values()) else None
+        at = f" ({first[1]}, line {first[0]})" if first else ""
+        raise UnsupportedFeatureError(sorted(found), f"{source}{at}")
+    negative = [f"action '{a}' costs {c:g}" for a, c in fragment.costs.constant.items() if c < 0]
+    if negative:
+        raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], source)
+    if not problem.goal and not problem.existential_goal:
+        raise ProblemLoadError(f"{source}: the goal is empty, so there is nothing to plan or learn")
+    return fragment
+
+
+def check_cost_values(values, costs, where: str) -> None:
+    """Raise for a negative initial value of a static cost fluent: ``values`` are
+    ``(function, arguments, value)``, ``costs`` the domain's :class:`~up_gnnplan.problems.syntax.Costs`."""
+    users = {}
+    for action, name in costs.fluent.items():
+        users.setdefault(name, action)
+    negative = [f"{name}({', '.join(args)}) = {value:g} (cost of '{users[name]}')"
+                for name, args, value in values if name in users and value < 0]
+    if negative:
+        raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], where)

@@ -1,5 +1,9 @@
 """Read PDDL files into UP problems, with errors that name the file and the line.
 
+:func:`read_checked` holds the checks every reader of PDDL files runs first (parentheses, the
+domain's name, ``:derived``, the ``:typing`` quirk); :func:`load_pddl` then runs UP's reader, and
+:meth:`~up_gnnplan.problems.bridge.Task.from_files` pymimir's.
+
 UP's reader raises whatever its parser raises (pyparsing exceptions, ``SyntaxError``,
 ``KeyError`` for an unknown type); :func:`load_pddl` turns each into a
 :class:`~up_gnnplan.errors.ProblemLoadError` that says which file and, where known, which line.
@@ -124,8 +128,8 @@ def check_parentheses(text: str, path: Path | str) -> None:
         )
 
 
-def _warn_undeclared_typing(domain_text: str, problem_text: str, domain_path: Path) -> None:
-    """Warn when objects are typed although the domain does not declare ``:typing``.
+def undeclared_typing(domain_text: str, problem_text: str) -> bool:
+    """Return whether objects are typed although the domain does not declare ``:typing``.
 
     The IPC 2023 Blocksworld domain declares only ``:strips`` while its problems write
     ``b1 - object``; UP reads this, and the PDDL we hand to pymimir declares ``:typing``.
@@ -134,16 +138,22 @@ def _warn_undeclared_typing(domain_text: str, problem_text: str, domain_path: Pa
     requirements = re.search(r"\(:requirements([^)]*)\)", domain_code)
     declared = requirements.group(1).split() if requirements else []
     if ":typing" in declared or ":adl" in declared:
-        return
-    if domain_path.resolve() in _WARNED_DOMAINS:
-        return
-    if _TYPED_LIST.search(domain_code) or _TYPED_LIST.search(_COMMENT.sub("", problem_text)):
+        return False
+    return bool(_TYPED_LIST.search(domain_code) or _TYPED_LIST.search(_COMMENT.sub("", problem_text)))
+
+
+def _warn_undeclared_typing(domain_text: str, problem_text: str, domain_path: Path) -> bool:
+    """Warn (once per domain file) when :func:`undeclared_typing` holds; return whether it does."""
+    if not undeclared_typing(domain_text, problem_text):
+        return False
+    if domain_path.resolve() not in _WARNED_DOMAINS:
         _WARNED_DOMAINS.add(domain_path.resolve())
         warnings.warn(
             f"{domain_path}: types are used but ':typing' is not declared; assuming ':typing'",
             PddlQuirkWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
+    return True
 
 
 def _refuse_unparsed(text: str, path: Path) -> None:
@@ -185,17 +195,48 @@ def _no_garbage_collection():
             gc.enable()
 
 
-def load_pddl(domain: str | Path, problem: str | Path):
-    """Parse ``domain`` and ``problem`` into a UP ``Problem``, checking both files first."""
-    from unified_planning.io import PDDLReader
+@dataclass(frozen=True)
+class CheckedFiles:
+    """Two PDDL files read and checked by :func:`read_checked`: their paths and texts, and whether
+    ``:typing`` must be assumed (:func:`undeclared_typing`)."""
 
+    domain_path: Path
+    problem_path: Path
+    domain_text: str
+    problem_text: str
+    assume_typing: bool
+
+    @property
+    def source(self) -> Source:
+        return Source(self.domain_path, self.problem_path)
+
+
+def read_checked(domain: str | Path, problem: str | Path) -> CheckedFiles:
+    """Read ``domain`` and ``problem`` and run the checks every reader of PDDL files runs first:
+    balanced parentheses, the problem's domain name, constructs we refuse by name (``:derived``),
+    and the undeclared ``:typing`` quirk (a warning)."""
     domain_path, problem_path = Path(domain), Path(problem)
     domain_text, problem_text = _read(domain_path), _read(problem_path)
     check_parentheses(domain_text, domain_path)
     check_parentheses(problem_text, problem_path)
     check_domain_name(domain_text, problem_text, domain_path, problem_path)
     _refuse_unparsed(domain_text, domain_path)
-    _warn_undeclared_typing(domain_text, problem_text, domain_path)
+    typing = _warn_undeclared_typing(domain_text, problem_text, domain_path)
+    return CheckedFiles(domain_path, problem_path, domain_text, problem_text, typing)
+
+
+def load_pddl(domain: str | Path, problem: str | Path):
+    """Parse ``domain`` and ``problem`` into a UP ``Problem`` with UP's reader, checking both files first.
+
+    UP's reader is slow on large problems (430 s and 3.3 GB for a Sokoban task of 1,549 objects):
+    solving, datasets and learning read files with :meth:`~up_gnnplan.problems.bridge.Task.from_files`
+    instead, which builds a UP problem only where a UP answer is asked for.
+    """
+    from unified_planning.io import PDDLReader
+
+    checked = read_checked(domain, problem)
+    domain_path, problem_path = checked.domain_path, checked.problem_path
+    domain_text, problem_text = checked.domain_text, checked.problem_text
     # Parse the domain alone first, so that an error is blamed on the right file.
     try:
         PDDLReader().parse_problem_string(domain_text)
@@ -211,39 +252,3 @@ def load_pddl(domain: str | Path, problem: str | Path):
     _SOURCES[id(up_problem)] = Source(domain_path, problem_path)
     weakref.finalize(up_problem, _SOURCES.pop, id(up_problem), None)
     return up_problem
-
-
-def load_pddl_within(domain: str | Path, problem: str | Path, seconds: float, memory_mb: int | None = None):
-    """Return the UP problem of the two files, or None if reading them takes more than ``seconds``;
-    raise :class:`~up_gnnplan.limits.MemoryLimitReached` if the process's resident memory passes
-    ``memory_mb`` meanwhile (UP's reader took 3.3 GB for a Sokoban medium task).
-
-    UP's PDDL reader cannot be interrupted, so it runs in a daemon thread; on a timeout the
-    caller ends and the thread with it.
-    """
-    import threading
-    import time
-
-    from up_gnnplan.limits import MemoryLimitReached, resident_mb
-
-    outcome = {}
-
-    def read():
-        try:
-            outcome["problem"] = load_pddl(domain, problem)
-        except BaseException as error:  # noqa: BLE001  (re-raised in the caller's thread)
-            outcome["error"] = error
-
-    reader = threading.Thread(target=read, name="gnnplan-read-pddl", daemon=True)
-    reader.start()
-    deadline = time.perf_counter() + seconds
-    while reader.is_alive() and time.perf_counter() < deadline:
-        reader.join(min(0.05, max(0.0, deadline - time.perf_counter())))
-        if memory_mb and resident_mb() > memory_mb:
-            raise MemoryLimitReached(f"memory limit of {memory_mb} MB reached while reading the PDDL files "
-                                     f"(resident memory {resident_mb():.0f} MB)")
-    if reader.is_alive():
-        return None
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["problem"]

@@ -1,7 +1,8 @@
 """Plans as text, as Fast Downward writes them: one action a line, then ``; cost = N (unit cost)``.
 
 The cost line lets tools that read Fast Downward's plan files (validators, IPC scripts) read
-ours; it says ``(general cost)`` when some action costs other than 1.
+ours; it says ``(general cost)`` when some action costs other than 1. A plan of a task read
+from files (:class:`PddlPlan`) is printed from pymimir's ground actions, with no UP problem.
 """
 
 from __future__ import annotations
@@ -48,9 +49,34 @@ def plan_cost(problem, plan) -> float:
     return float(value)
 
 
+class PddlPlan:
+    """The plan of a task read from files: its pymimir ground actions, in PDDL terms (``actions``:
+    one ``(action o1 o2)`` line each) and at ``cost``. Its UP ``SequentialPlan`` is built only when
+    asked for (:meth:`to_up`), as that reads the files with UP's reader."""
+
+    def __init__(self, task, ground_actions, cost: float):
+        self.task, self.ground_actions, self.cost = task, list(ground_actions), float(cost)
+        self.actions = task.plan_lines(self.ground_actions)
+
+    def to_up(self):
+        """Return the UP ``SequentialPlan`` of this plan (reads the task's UP problem)."""
+        return self.task.to_up_plan(self.ground_actions)
+
+    def text(self) -> str:
+        """Return the plan as a PDDL plan file (see :func:`plan_text`)."""
+        kind = "unit cost" if self.task.has_unit_costs() else "general cost"
+        return "".join(f"{line}\n" for line in self.actions) + f"; cost = {self.cost:g} ({kind})\n"
+
+    def __str__(self) -> str:
+        return "\n".join(self.actions)
+
+
 def plan_text(problem, plan, cost: float | None = None) -> str:
     """Return ``plan`` as a PDDL plan file: one action a line, then Fast Downward's cost line
-    (``cost``, or the plan's cost on ``problem`` when not given)."""
+    (``cost``, or the plan's cost on ``problem`` when not given). A :class:`PddlPlan` needs no
+    ``problem`` (give None)."""
+    if isinstance(plan, PddlPlan):
+        return plan.text()
     from unified_planning.io import PDDLWriter
 
     cost = plan_cost(problem, plan) if cost is None else float(cost)

@@ -26,8 +26,8 @@ import numpy as np
 
 from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
-from up_gnnplan.search.common import (Inputs, SearchResult, Status, enter_path, exhausted, limits_of, seed_path,
-                                      seeded_note, stopped)
+from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
+                                      seed_path, seeded_note, stopped)
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -111,11 +111,12 @@ def policy_best_first(task, scorer, *, time_limit: float | None = None, limits: 
 
 def dual_policy_best_first(task, scorer, *, time_limit: float | None = None, limits: Limits | None = None,
                            inputs: Inputs | None = None, symmetry: bool = True,
-                           seed: SearchResult | None = None) -> SearchResult:
+                           seed: SearchResult | None = None, stall: int | None = None) -> SearchResult:
     """:func:`policy_best_first` alternating with a second open list ordered by the FF heuristic
     (as :func:`~up_gnnplan.search.gbfs.dual_gbfs` does for value functions); a ``seed``'s path
-    enters both lists (the FF list at each state's own FF value)."""
-    return _policy_best_first(task, scorer, True, time_limit, limits, inputs, symmetry, seed)
+    enters both lists (the FF list at each state's own FF value). ``stall``: give up after that
+    many expansions without a lower FF value (:class:`~up_gnnplan.search.common.Progress`)."""
+    return _policy_best_first(task, scorer, True, time_limit, limits, inputs, symmetry, seed, stall)
 
 
 def _by_class(keys: list, actions, log_pi: np.ndarray) -> tuple[list, np.ndarray]:
@@ -130,7 +131,7 @@ def _by_class(keys: list, actions, log_pi: np.ndarray) -> tuple[list, np.ndarray
 
 
 def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inputs, symmetry,
-                       seed: SearchResult | None = None) -> SearchResult:
+                       seed: SearchResult | None = None, stall: int | None = None) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
@@ -161,9 +162,13 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
 
         known_ff = enter_path(path, lambda state: state.get_index(), ff, parents, push)
         note = seeded_note(known_ff, note)
+        progress = Progress(stall if ff is not None else None)
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
+            if progress.stalled:
+                return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
+                                    progress.note)
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
             state = heapq.heappop(queue)[-1]
@@ -184,6 +189,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
             if h is None:  # FF proves the state a dead end
                 continue
             expanded += 1
+            progress.expanded(h)
             actions = generate(state.generate_applicable_actions, f"expansion {expanded}")
             if not actions:
                 continue

@@ -105,6 +105,33 @@ def seeded_note(entered: dict, note: str) -> str:
     return "; ".join(filter(None, [f"seeded with {len(entered)} states of the policy's path" if entered else "", note]))
 
 
+class Progress:
+    """Whether a dual search still makes progress: a lower FF value among its expanded states
+    within ``stall`` expansions (None or 0: never stalled), as LAMA judges its searches' progress.
+
+    Mode auto's ``model+lama`` fallback hands the time left to LAMA-first once the learned search
+    stalls, instead of spending it where the model and FF no longer lead anywhere new.
+    """
+
+    def __init__(self, stall: int | None):
+        self.stall, self.best, self.since = stall or None, float("inf"), 0
+
+    def expanded(self, h: float) -> None:
+        """Count an expansion of a state of FF value ``h``."""
+        if h < self.best:
+            self.best, self.since = h, 0
+        else:
+            self.since += 1
+
+    @property
+    def stalled(self) -> bool:
+        return self.stall is not None and self.since >= self.stall
+
+    @property
+    def note(self) -> str:
+        return f"stalled: no lower FF value than {self.best:g} in {self.since} expansions"
+
+
 def limits_of(limits: Limits | None, time_limit: float | None) -> Limits:
     """Return ``limits``, or new ones for ``time_limit`` seconds and the default memory limit."""
     return limits if limits is not None else Limits(time_limit)

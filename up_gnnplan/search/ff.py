@@ -101,7 +101,7 @@ def build_within(task, limits, generate=None) -> tuple[FFHeuristic | None, str]:
     if applicable > MAX_INITIAL_ACTIONS:
         return None, (f"FF left out: the initial state has {applicable:,} applicable actions (above "
                       f"{MAX_INITIAL_ACTIONS:,}), where grounding FF takes seconds that cannot be interrupted")
-    estimate = estimate_ground_actions(task.up_problem)
+    estimate = estimate_ground_actions(task)
     memory_mb = estimate * KB_PER_ACTION / 1024
     headroom = limits.headroom_mb()
     if headroom is not None and memory_mb > 0.5 * headroom:

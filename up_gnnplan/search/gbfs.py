@@ -30,8 +30,8 @@ import itertools
 
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
-from up_gnnplan.search.common import (Inputs, SearchResult, Status, enter_path, exhausted, limits_of, seed_path,
-                                      seeded_note, stopped)
+from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
+                                      seed_path, seeded_note, stopped)
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.successors import Successors, is_goal
@@ -62,15 +62,16 @@ def gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int
 
 def dual_gbfs(task, value_fn, *, time_limit: float | None = None, max_expansions: int | None = None,
               limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True,
-              seed: SearchResult | None = None) -> SearchResult:
+              seed: SearchResult | None = None, stall: int | None = None) -> SearchResult:
     """Search from the initial state of ``task``, expanding in turn the state of lowest learned
     value and the state of lowest FF value (see the module docstring); a ``seed``'s path enters
-    both lists (the FF list at each state's own FF value)."""
-    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs, symmetry, seed)
+    both lists (the FF list at each state's own FF value). ``stall``: give up after that many
+    expansions without a lower FF value (:class:`~up_gnnplan.search.common.Progress`)."""
+    return _best_first(task, value_fn, True, time_limit, max_expansions, limits, inputs, symmetry, seed, stall)
 
 
 def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, limits, inputs,
-                symmetry: bool, seed: SearchResult | None = None) -> SearchResult:
+                symmetry: bool, seed: SearchResult | None = None, stall: int | None = None) -> SearchResult:
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, closed = {}, set()
@@ -98,12 +99,16 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
 
         known_ff = enter_path(path, key, ff, parents, push)  # FF values, used again when the states are expanded
         note = seeded_note(known_ff, note)
+        progress = Progress(stall if ff is not None else None)
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
             if max_expansions is not None and expanded >= max_expansions:
                 return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
                                     f"expansion limit of {max_expansions} reached")
+            if progress.stalled:
+                return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
+                                    progress.note)
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
             *_, state_key, state = heapq.heappop(queue)
@@ -118,6 +123,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             if h is None:  # FF proves the state a dead end
                 continue
             expanded += 1
+            progress.expanded(h)
             children = generate(lambda: Successors(state), f"expansion {expanded}")
             what = f"the {len(children):,} successors of expansion {expanded}"
             if symmetric.active:

@@ -22,7 +22,11 @@ from typing import Any, Callable
 VALUE, ACTIONS, EITHER = "value", "actions", "either"  # the model head a mode needs (EITHER: what the model has)
 # The engine params every mode takes; a mode's ``options`` are the others it takes.
 COMMON_OPTIONS = ("model", "threads", "memory_mb", "device", "action_elimination")
-FALLBACKS = ("model", "model+ff")  # mode auto after a policy that gave up: the model alone, or alternated with FF
+# Mode auto after a policy that gave up: the model alone, alternated with FF, or alternated with FF
+# until it stalls (HANDOFF_OPTIONS say when), then LAMA-first with the time left (search/lama.py).
+FALLBACKS = ("model", "model+ff", "model+lama")
+HANDOFF = "model+lama"
+HANDOFF_OPTIONS = ("handoff_share", "handoff_stall")
 PLANNERS = ("lama-first", "gnnplan")  # who solves mode ground's ground problem
 GROUNDING_OPTIONS = ("grounding_model", "static_filter", "planner", "max_groundings", "binding_beam",
                      "binding_entailment")
@@ -33,7 +37,7 @@ class Job:
     """One solve as a mode sees it: the problem, the engine's checked params, the limits, and the
     engine's log and metrics (``say(level, text)``, level ``info``, ``warning`` or ``error``)."""
 
-    problem: Any  # a UP problem
+    problem: Any  # a UP problem, or a Task already built (read from files: Task.from_files)
     params: dict
     limits: Any  # up_gnnplan.limits.Limits
     say: Callable[[str, str], None]
@@ -106,11 +110,14 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     """Build the task, load the model, and run ``mode``'s searches in turn while each gives up."""
     from up_gnnplan.problems import Task
     from up_gnnplan.runtime.providers import device_note
-    from up_gnnplan.search import SEARCHES, Inputs, Status
+    from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
 
     params, limits = job.params, job.limits
+    handoff = _handoff(mode, params, job.say)
     limits.check("before loading the task")
-    task = Task(job.problem, check=limits.check, kind=job.kind)
+    task = job.problem if isinstance(job.problem, Task) else Task(job.problem, check=limits.check, kind=job.kind)
+    if task.note:
+        job.say("info", task.note)
     limits.check("after building the task")
     expect_first_generation(task, limits)
     model = load_model(task, params, mode.head, limits)
@@ -124,22 +131,62 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
         job.say("warning", EXISTENTIAL_GOAL_WARNING)
     inputs = Inputs(task)
     result = None
+    # With the hand-off, the learned part (the policy and the learned search) has its share of the
+    # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
+    part = limits.share(params["handoff_share"]) if handoff else limits
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
         if "max_steps" in kwargs and mode.takes("astray_factor") and params["astray_factor"]:
             kwargs["max_steps"] = _astray_steps(task, params, limits, job.say)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
+        if handoff:
+            if part.deadline.passed() or params["handoff_share"] == 0:
+                job.say("info", f"{search.name}: skipped (the learned part's share of the time is spent)")
+                result = result or SearchResult(Status.GAVE_UP)
+                break
+            if result is not None:  # the learned fallback, until it stalls or its share is spent
+                kwargs["stall"] = params["handoff_stall"]
         began = time.perf_counter()
-        result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=limits,
+        result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
+        if part is not limits:
+            limits.absorb(part)
+            if result.status is Status.TIMEOUT and not limits.deadline.passed():
+                result.status = Status.GAVE_UP
+                result.message = f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent"
         level = "error" if result.status is Status.MEMOUT else "info"
         job.say(level, f"{search.name}: {result.status.value} after {result.expanded} {search.counts} in "
                        f"{time.perf_counter() - began:.1f} s {result.message}".strip())
         if result.status is not Status.GAVE_UP:
             break
+    found_by = "learned"
+    if handoff and result.status is Status.GAVE_UP:
+        from up_gnnplan.search.lama import lama_first
+
+        began, found_by = time.perf_counter(), "lama-first"
+        result = lama_first(task, limits)
+        level = "error" if result.status is Status.MEMOUT else "info"
+        job.say(level, f"lama-first: {result.status.value} after {result.expanded} expansions in "
+                       f"{time.perf_counter() - began:.1f} s (the time left handed over) {result.message}".strip())
     job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
+    if result.solved:
+        job.metrics["found_by"] = found_by
     return Outcome(result.status, task=task, result=result)
+
+
+def _handoff(mode: Mode, params: dict, say) -> bool:
+    """Return whether this solve hands the time left to LAMA-first once the learned search stalls
+    (fallback ``model+lama``); without up-fast-downward it says so once and the learned search
+    goes on alone (fallback ``model+ff``)."""
+    if not mode.takes("fallback") or params["fallback"] != HANDOFF:
+        return False
+    from up_gnnplan.search.lama import NO_FAST_DOWNWARD, fast_downward_installed
+
+    if not fast_downward_installed():
+        say("warning", f"{NO_FAST_DOWNWARD}; the learned search (model+ff) goes on alone")
+        return False
+    return True
 
 
 def load_model(task, params: dict, head: str, limits):
@@ -163,10 +210,10 @@ def load_model(task, params: dict, head: str, limits):
 def _auto_order(model, params: dict) -> list[str]:
     """Mode auto's parts: the action policy where the model has an action head (one pass per step),
     else the value policy; then GBFS on V, or policy-best-first for an action model, dual with FF
-    unless the ``fallback`` param is ``model``."""
+    unless the ``fallback`` param is ``model`` (``model+lama``: then LAMA-first, in :func:`run_searches`)."""
     first = "action-policy" if model.has_actions else "policy"
     second = "gbfs" if model.has_value else "policy-best-first"
-    return [first, f"dual-{second}" if params["fallback"] == "model+ff" else second]
+    return [first, second if params["fallback"] == "model" else f"dual-{second}"]
 
 
 def _astray_steps(task, params: dict, limits, say) -> int:
@@ -209,7 +256,7 @@ def expect_first_generation(task, limits) -> None:
     from up_gnnplan.limits import GENERATING, MemoryLimitReached
     from up_gnnplan.problems.size import estimate_initial_actions
 
-    actions = estimate_initial_actions(task.up_problem)
+    actions = estimate_initial_actions(task)
     memory_mb = actions * GENERATION_KB_PER_ACTION / 1024
     headroom = limits.headroom_mb()
     if headroom is not None and memory_mb > headroom:
@@ -232,8 +279,17 @@ def run_ground(mode: Mode, job: Job) -> Outcome:
     """Bind the goal, then solve the ground problem with the planner the ``planner`` param names."""
     from up_gnnplan.grounding.solve import planner, solve_by_grounding
 
+    from up_gnnplan.problems import Task
+
     solve = planner(job.params["planner"], job.solve)  # refused here, before the binding's work
-    status, plan = solve_by_grounding(job.problem, job.params, solve, job.limits, job.say, job.metrics)
+    problem = job.problem
+    if isinstance(problem, Task):  # the binding works on the UP problem: read the files with UP's reader
+        if problem.from_files_only:
+            job.say("info", f"mode ground reads {problem.source.describe()} with UP's reader (the goal binding "
+                            "works on the UP problem)")
+        job.limits.check("before reading the problem with UP's reader")
+        problem = problem.up_problem
+    status, plan = solve_by_grounding(problem, job.params, solve, job.limits, job.say, job.metrics)
     return Outcome(status, plan=plan)
 
 
@@ -255,12 +311,13 @@ _SEARCH_MODES = [
 ]
 _AUTO_PARTS = ("action-policy", "policy", "dual-gbfs", "gbfs", "dual-policy-best-first", "policy-best-first")
 _AUTO_OPTIONS = tuple(dict.fromkeys([o for m in _SEARCH_MODES for o in m.options]
-                                    + ["fallback", "astray_factor", "seed_fallback"]))
+                                    + ["fallback", *HANDOFF_OPTIONS, "astray_factor", "seed_fallback"]))
 
 MODES: dict[str, Mode] = {
     "auto": Mode("auto", EITHER, _AUTO_OPTIONS,
                  "the action policy (the value policy for a value model), then, if it gave up, GBFS on V "
-                 "(policy-best-first for an action model) with the time left", run_searches, parts=_AUTO_PARTS,
+                 "(policy-best-first for an action model) with the time left (fallback model+lama: until it "
+                 "stalls, then LAMA-first)", run_searches, parts=_AUTO_PARTS,
                  order=_auto_order),
     **{mode.name: mode for mode in _SEARCH_MODES},
     "ground": Mode("ground", EITHER, GROUNDING_OPTIONS + _AUTO_OPTIONS,

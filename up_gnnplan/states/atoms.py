@@ -77,28 +77,17 @@ class StateAtoms:
 
     def _type_atoms(self) -> Atoms:
         rows = []
-        for oid, obj in enumerate(self.task.objects):
-            kind = obj.type
+        parents = self.task.types.parents
+        for oid, kind in enumerate(self.task.object_types):
             while kind is not None:
-                pid = self.signature.index.get(TYPE_PREFIX + kind.name)
+                pid = self.signature.index.get(TYPE_PREFIX + kind)
                 if pid is not None:
                     rows.append((pid, [oid]))
-                kind = kind.father
+                kind = parents.get(kind)
         return _rows(rows, self.width)
 
     def _goal_atoms(self):
-        positive, negative, existential = [], [], False
-        object_id = {o: i for i, o in enumerate(self.task.objects)}
-        for goal in self.task.up_problem.goals:
-            for conjunct in goal.args if goal.is_and() else [goal]:
-                target = positive
-                if conjunct.is_not():
-                    target, conjunct = negative, conjunct.arg(0)
-                if conjunct.is_fluent_exp():
-                    pid = self.signature.index[conjunct.fluent().name]
-                    target.append((pid, [object_id[a.object()] for a in conjunct.args]))
-                else:
-                    existential = True  # exists-goals: tested by pymimir, not given as atoms
+        positive, negative, existential = self.task.goal_literals()
         return _rows(positive, self.width), _rows(negative, self.width), existential
 
     def _learn(self, indices: np.ndarray) -> None:

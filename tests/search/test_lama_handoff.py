@@ -1,0 +1,130 @@
+"""Mode auto's fallback ``model+lama``: the learned search hands the time left to LAMA-first (the Fast
+Downward of up-fast-downward), under the solve's limits, and the engine validates its plan."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from unified_planning.engines import PlanGenerationResultStatus as Status
+
+import up_gnnplan  # noqa: F401  (registers the engine)
+from up_gnnplan.compare.runner import check_plan
+from up_gnnplan.data import example
+from up_gnnplan.limits import Limits, resident_mb
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems.loading import load_pddl
+
+needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
+                              reason="the hand-off runs LAMA-first: needs up-fast-downward")
+
+
+@pytest.fixture(scope="module")
+def blocks():
+    return load_pddl(example("blocksworld", "domain.pddl"), example("blocksworld", "p04.pddl"))
+
+
+def messages(result) -> list[str]:
+    return [m.message for m in result.log_messages]
+
+
+@needs_fd
+@pytest.mark.parametrize("cut", [{"handoff_share": 0}, {"handoff_stall": 1}])
+def test_lama_first_finds_a_validated_plan_where_the_learned_search_is_cut_short(cut, blocks):
+    """The policy gives up at once; the learned search is skipped (share 0) or stalls after one
+    expansion without a lower FF value; LAMA-first's plan comes back validated, said to be its."""
+    result = GnnplanEngine(max_steps=1, fallback="model+lama", **cut).solve(blocks, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    assert result.metrics["found_by"] == "lama-first"
+    assert any(m.startswith("lama-first: solved") for m in messages(result)), messages(result)
+    valid, note, cost = check_plan(blocks, result.plan)
+    assert valid, note
+    assert float(result.metrics["plan_cost"]) == pytest.approx(cost)
+
+
+@needs_fd
+def test_the_learned_part_keeps_what_it_finds(blocks):
+    result = GnnplanEngine(max_steps=1, fallback="model+lama").solve(blocks, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    assert result.metrics["found_by"] == "learned"
+    assert not any(m.startswith("lama-first") for m in messages(result))
+
+
+def fast_downward_processes() -> list[int]:
+    """The processes working in a hand-off's temporary folder (Fast Downward's driver, translator, search)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if "gnnplan-lama-" in os.readlink(f"/proc/{pid}/cwd"):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@needs_fd
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_time_limit_holds_with_the_hand_off(tmp_path):
+    """LAMA-first on a Sokoban it does not solve in a few seconds is stopped at the solve's deadline,
+    its process group with it."""
+    from up_gnnplan.datasets.generators import generate
+
+    (problem_file,) = generate("sokoban", tmp_path, count=1, seed=0, grid_size=20, boxes=8)
+    problem = load_pddl(tmp_path / "domain.pddl", problem_file)
+    engine = GnnplanEngine(fallback="model+lama", handoff_share=0, astray_factor=0)
+    began = time.perf_counter()
+    result = engine.solve(problem, timeout=6)
+    seconds = time.perf_counter() - began
+    assert result.status in (Status.TIMEOUT, Status.SOLVED_SATISFICING), messages(result)
+    assert seconds < 6 + 0.5, messages(result)
+    if result.status == Status.TIMEOUT:
+        assert any(m.startswith("lama-first: timeout") for m in messages(result)), messages(result)
+    assert fast_downward_processes() == []
+
+
+@needs_fd
+def test_lama_first_gets_only_the_memory_left_under_the_limit(blocks):
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search import Status as SearchStatus
+    from up_gnnplan.search.lama import MIN_MB, lama_first
+
+    task = Task(blocks)
+    tight = lama_first(task, Limits(60, memory_mb=int(resident_mb()) + MIN_MB // 2))
+    assert tight.status is SearchStatus.MEMOUT and "before LAMA-first" in tight.message
+    roomy = lama_first(task, Limits(60, memory_mb=int(resident_mb()) + 1024))
+    assert roomy.status is SearchStatus.SOLVED and roomy.actions
+
+
+def test_without_fast_downward_the_learned_search_goes_on_alone(blocks, monkeypatch):
+    """up-fast-downward missing (an import that fails): one warning, and the learned search alone."""
+    from up_gnnplan.search.lama import NO_FAST_DOWNWARD, fast_downward_installed
+
+    monkeypatch.setitem(sys.modules, "up_fast_downward", None)
+    assert not fast_downward_installed()
+    result = GnnplanEngine(max_steps=1, fallback="model+lama", handoff_share=0).solve(blocks, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    assert result.metrics["found_by"] == "learned"
+    warnings = [m.message for m in result.log_messages if m.level.name == "WARNING"]
+    assert warnings == [f"{NO_FAST_DOWNWARD}; the learned search (model+ff) goes on alone"]
+    assert "\n" not in warnings[0] and "pip install 'up-gnnplan[fast-downward]'" in warnings[0]
+
+
+def test_the_hand_off_params_are_checked():
+    from unified_planning.exceptions import UPUsageError
+
+    with pytest.raises(UPUsageError, match="'handoff_share' must be a number from 0 to 1"):
+        GnnplanEngine(handoff_share=1.5)
+    with pytest.raises(UPUsageError, match="mode 'gbfs' does not take param.*'handoff_stall'"):
+        GnnplanEngine(mode="gbfs", handoff_stall=10)
+
+
+def test_the_fast_downward_driver_is_where_up_fast_downward_ships_it():
+    if importlib.util.find_spec("up_fast_downward") is None:
+        pytest.skip("needs up-fast-downward")
+    from up_gnnplan.search.lama import driver
+
+    assert driver().is_file() and driver().name == "fast-downward.py" and isinstance(driver(), Path)

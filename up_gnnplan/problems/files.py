@@ -1,0 +1,250 @@
+"""Read PDDL files straight into pymimir: a :class:`~up_gnnplan.problems.bridge.Task` without UP.
+
+UP's PDDL reader took 430 s and 3.3 GB for a Sokoban task of 1,549 objects, and 52 s for a
+Rovers one; pymimir, which the searches run on anyway, reads the same files in C++. The stages:
+
+1. the checks every reader runs first (:func:`~up_gnnplan.problems.loading.read_checked`:
+   parentheses, domain name, ``:derived``, the undeclared ``:typing`` quirk);
+2. the domain's declarations and the problem's goal and metric, read from the text
+   (:mod:`up_gnnplan.problems.syntax`), and the supported-fragment check on them;
+3. pymimir parses both texts (comments blanked, names lower-cased as UP's reader does);
+4. names, signatures, types and object ids come from those declarations and pymimir's objects,
+   in the order UP's reader gives them, so models, datasets and plans are the same.
+
+A problem with an existential goal (pymimir rejects ``(exists ...)`` goals) or ``(either ...)``
+types is read with UP's reader and bridged as before; the task's :attr:`note` says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from up_gnnplan.errors import ProblemLoadError
+from up_gnnplan.states.actions import ActionSignature
+from up_gnnplan.states.signature import TYPE_PREFIX, PredicateSignature
+from up_gnnplan.states.types import ROOT, DomainTypes
+
+# pymimir's wrapper takes a text of up to 255 characters for a file path if such a file exists.
+_PATH_LENGTH = 256
+_LINE = re.compile(r"^In (?:file .*, )?line (\d+):?\s*$")
+_DEFINE_DOMAIN = re.compile(r"\(\s*define\s*\(\s*domain\s+[^\s()]+\s*\)")
+
+
+def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
+    """Fill ``task`` (a bare :class:`~up_gnnplan.problems.bridge.Task`) from the two files; return it."""
+    import pymimir
+
+    from up_gnnplan.problems.fragment import check_cost_values, check_supported_text
+    from up_gnnplan.problems.loading import read_checked
+    from up_gnnplan.problems.syntax import EitherType, pddl_code, read_domain, read_problem
+
+    check = check or (lambda what: None)
+    files = read_checked(domain, problem)
+    where = files.source.describe()
+    domain_code, problem_code = pddl_code(files.domain_text), pddl_code(files.problem_text)
+    try:
+        syntax = read_domain(domain_code, files.domain_path)
+        goal = read_problem(problem_code, files.problem_path)
+    except EitherType as reason:
+        return _read_by_up(task, files, mode, check, f"{reason} are read by UP's reader")
+    if goal.existential_goal:
+        return _read_by_up(task, files, mode, check,
+                           f"{files.problem_path}: the existential goal is read by UP's reader (pymimir rejects "
+                           "(exists ...) goals, so it is compiled to a derived predicate)")
+    fragment = check_supported_text(syntax, goal, (where, files.domain_path, files.problem_path))
+    check("while building the task (after checking its PDDL fragment)")
+    if files.assume_typing:
+        domain_code = _declare_typing(domain_code)
+    mimir_domain = _parse(lambda: pymimir.Domain(_padded(domain_code)), files.domain_path)
+    check("while building the task (after pymimir read the domain)")
+    mimir_problem = _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
+    check("while building the task (after pymimir read the problem)")
+    values = _static_values(mimir_problem)
+    check_cost_values(values, fragment.costs, where)
+
+    task._up_problem, task._files, task.source = None, files, files.source
+    task.note, task.has_existential_goal = None, False
+    task.domain_text, task.problem_text = domain_code, problem_code
+    task.mimir_domain, task.mimir_problem = mimir_domain, mimir_problem
+    task.syntax, task._goal_syntax, task._costs, task._static_values = syntax, goal, fragment.costs, values
+    entries = {(name, len(types)) for name, types in syntax.predicates.items()}
+    entries |= {(TYPE_PREFIX + name, 1) for name in syntax.parents}
+    task.signature = PredicateSignature(tuple(sorted(entries)))
+    task.action_signature = ActionSignature(tuple(sorted((a.name, len(a.parameters)) for a in syntax.actions)))
+    task.types = DomainTypes({ROOT: None, **syntax.parents}, dict(syntax.predicates),
+                             {a.name: tuple(kind for _, kind in a.parameters) for a in syntax.actions})
+    # UP's order: the domain's constants, then the problem's objects, each as the file lists them.
+    objects = list(mimir_domain.get_constants()) + list(mimir_problem.get_objects())
+    task._objects = None
+    task.object_names = [o.get_name() for o in objects]
+    task.object_types = [_declared_type(o) for o in objects]
+    task._mimir_object_id = {o.get_index(): i for i, o in enumerate(objects)}
+    task._mimir_predicate_id = _predicate_map(mimir_domain, task.signature, syntax)
+    task._actions, task._size = {}, None
+    task._goal = _goal_rows(goal, task)
+    return task
+
+
+def _read_by_up(task, files, mode, check, note: str):
+    """Fill ``task`` from UP's reader (what this module cannot hand to pymimir); say why in its note."""
+    from up_gnnplan.problems.loading import load_pddl
+
+    type(task).__init__(task, load_pddl(files.domain_path, files.problem_path), files.source, mode=mode, check=check)
+    task._files, task.note = files, note
+    return task
+
+
+def _padded(code: str) -> str:
+    return code + " " * max(0, _PATH_LENGTH - len(code))
+
+
+def _declare_typing(code: str) -> str:
+    """Return ``code`` with ``:typing`` among its requirements, on the same line (line numbers hold)."""
+    found = re.search(r"\(\s*:requirements\b", code)
+    if found:
+        return code[:found.end()] + " :typing" + code[found.end():]
+    found = _DEFINE_DOMAIN.search(code)
+    if found is None:
+        return code
+    return code[:found.end()] + " (:requirements :typing)" + code[found.end():]
+
+
+def _parse(read, path: Path):
+    """Return ``read()`` (a pymimir parse); turn its error into one naming the file and line."""
+    try:
+        return read()
+    except RuntimeError as error:
+        line, message = None, []
+        for text in str(error).splitlines():
+            found = _LINE.match(text.strip())
+            if found:
+                line = int(found.group(1))
+                break  # what follows is the line quoted, with a marker under it
+            if text.strip():
+                message.append(text.strip())
+        what = " ".join(message).rstrip(".:") or "pymimir cannot read it"
+        raise ProblemLoadError(f"{path}, line {line}: {what}" if line else f"{path}: {what}") from None
+
+
+def _declared_type(mimir_object) -> str:
+    bases = mimir_object._advanced_object.get_bases()
+    return bases[0].get_name() if len(bases) else ROOT
+
+
+def _predicate_map(mimir_domain, signature, syntax) -> dict[tuple[str, int], int]:
+    """Map (pymimir predicate kind, index) to our predicate id.
+
+    pymimir adds a static predicate per type, named after it (and ``object``, ``number``), before
+    the domain's own; a domain predicate may share a type's name, so the first static predicate
+    of a type's name is the type's and is left out.
+    """
+    type_names = set(syntax.parents) | {ROOT, "number"}
+    mapping, seen = {}, set()
+    for kind, predicates in (
+        ("static", mimir_domain.get_predicates(ignore_fluent=True, ignore_derived=True)),
+        ("fluent", mimir_domain.get_predicates(ignore_static=True, ignore_derived=True)),
+        ("derived", mimir_domain.get_predicates(ignore_static=True, ignore_fluent=True)),
+    ):
+        for predicate in predicates:
+            name = predicate.get_name()
+            if kind == "static" and name in type_names and name not in seen:
+                seen.add(name)
+                continue
+            if name in syntax.predicates:
+                mapping[(kind, predicate.get_index())] = signature.index[name]
+    return mapping
+
+
+def _goal_rows(goal, task):
+    object_id = {name: i for i, name in enumerate(task.object_names)}
+    positive, negative = [], []
+    for polarity, name, args in goal.goal:
+        (positive if polarity else negative).append((task.signature.index[name], [object_id[a] for a in args]))
+    return positive, negative, False
+
+
+def _static_values(mimir_problem) -> list[tuple[str, tuple[str, ...], float]]:
+    """Return the initial values of the static numeric functions as ``(name, arguments, value)``."""
+    out = []
+    for value in mimir_problem._advanced_problem.get_static_function_values():
+        function = value.get_function()
+        out.append((function.get_function_skeleton().get_name(), tuple(o.get_name() for o in function.get_objects()),
+                    float(value.get_number())))
+    return out
+
+
+# -- what the task answers from the files (bound to Task by bridge.py) --------------------------------
+
+def has_unit_costs(task) -> bool:
+    """Return whether every action of the file task costs 1 (no total-cost metric, or all constant 1)."""
+    from up_gnnplan.problems.syntax import has_cost_metric
+
+    if not has_cost_metric(task._goal_syntax):
+        return True
+    costs = task._costs
+    return all(costs.constant.get(a.name) == 1 and a.name not in costs.fluent and a.name not in costs.other
+               for a in task.syntax.actions)
+
+
+def min_action_cost(task) -> float:
+    """Return a lower bound on the cost of any ground action of the file task (0 when none can be given)."""
+    from up_gnnplan.problems.syntax import has_cost_metric
+
+    if not has_cost_metric(task._goal_syntax):
+        return 1.0
+    costs, bounds = task._costs, []
+    for action in task.syntax.actions:
+        if action.name in costs.other:
+            return 0.0
+        if action.name in costs.fluent:
+            name = costs.fluent[action.name]
+            bounds.append(min((v for f, _, v in task._static_values if f == name), default=0.0))
+        else:
+            bounds.append(costs.constant.get(action.name, 0.0))
+    return max(0.0, min(bounds, default=1.0))
+
+
+def size_facts(task):
+    """Return :class:`~up_gnnplan.problems.size.SizeFacts` of the file task: its schemas as written,
+    the objects per type, and its true initial atoms per predicate (from pymimir)."""
+    from up_gnnplan.problems.size import Schema, SizeFacts
+    from up_gnnplan.problems.syntax import Node
+
+    syntax = task.syntax
+    changed: set[str] = set()
+
+    def effects(node):
+        if isinstance(node, Node):
+            if node.head in ("and", "not"):
+                for item in node[1:]:
+                    effects(item)
+            elif node.head in syntax.predicates:
+                changed.add(node.head)
+
+    def atoms(node):
+        if isinstance(node, Node):
+            if node.head == "and":
+                for item in node[1:]:
+                    yield from atoms(item)
+            elif node.head in syntax.predicates:
+                yield node.head, {a[1:] for a in node[1:] if isinstance(a, str) and a.startswith("?")}
+
+    schemas = []
+    for action in syntax.actions:
+        effects(action.effect)
+        parameters = [(name[1:] if name.startswith("?") else name, kind) for name, kind in action.parameters]
+        schemas.append(Schema(parameters, list(atoms(action.precondition))))
+    counts: Counter = Counter()
+    for kind in task.object_types:
+        while kind is not None:
+            counts[kind] += 1
+            kind = task.types.parents.get(kind, ROOT if kind != ROOT else None)
+    true_atoms: Counter = Counter()
+    names = task.signature.names
+    for atom in task.mimir_problem.get_initial_atoms(ignore_derived=True):
+        pid = task.predicate_id(atom)
+        if pid is not None:
+            true_atoms[names[pid]] += 1
+    return SizeFacts(schemas, dict(counts), set(syntax.predicates) - changed, true_atoms)

@@ -1,0 +1,227 @@
+"""Hand a task to LAMA-first, under the solve's time and memory limits: mode auto's ``model+lama`` fallback.
+
+LAMA-first is the Fast Downward that ``up-fast-downward`` ships (its driver, its ``lama-first``
+alias). It is run here as a subprocess of its own rather than through that package's UP engine
+(``OneshotPlanner(name="fast-downward")``), for three reasons:
+
+- the memory limit: the UP engine takes no memory limit, so its planner could use the machine's
+  memory whatever ``memory_mb`` says; Fast Downward's driver limits its translator and search
+  (``--overall-memory-limit``, an address-space limit on each) to the memory still free under
+  the solve's limit;
+- the time limit: the process group is killed at the solve's deadline, less the time the plan's
+  check needs (the UP engine polls once a second, after writing the PDDL again);
+- the plan: it reads the PDDL the task already gave pymimir (no second write of a large problem)
+  and maps the plan back to pymimir's ground actions, so the engine shortens and validates it
+  exactly as it does a learned search's plan.
+
+:func:`lama_first` returns a :class:`~up_gnnplan.search.common.SearchResult` like every search.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from up_gnnplan.errors import GnnplanError, InternalError
+from up_gnnplan.limits import GENERATING, LimitReached, Limits, MemoryLimitReached, TimeLimitReached
+from up_gnnplan.search.common import SearchResult, Status, stopped
+
+NO_FAST_DOWNWARD = ("fallback 'model+lama' hands the time left to LAMA-first (Fast Downward through up-fast-downward), "
+                    "which is not installed: pip install 'up-gnnplan[fast-downward]'")
+
+# Fast Downward's exit codes (https://www.fast-downward.org/ExitCodes), the ones read here.
+SUCCESS_CODES = (0, 1, 2, 3)  # a plan was found (1-3: then ran out of memory or time)
+UNSOLVABLE_CODES = (10, 11)  # the translator or the search proved the task unsolvable
+INCOMPLETE_CODES = (12, 13)  # the search exhausted its (incomplete) space
+MEMORY_CODES = (20, 22, 24)
+TIME_CODES = (21, 23)
+# A component that its CPU-time limit (RLIMIT_CPU) ended by SIGXCPU, as its driver passes it on:
+# -24, or 232 as an unsigned byte.
+CPU_LIMIT_CODES = (-signal.SIGXCPU, 256 - signal.SIGXCPU)
+
+POLL_SECONDS = 0.02
+# Kept free of Fast Downward's memory: its driver (a Python process outside the limit it sets on
+# its translator and search).
+DRIVER_MB = 64
+MIN_MB = 128  # less than this left under the limit: Fast Downward is not started
+# Of the time left, kept back for reading the plan, shortening it and validating it: the engine's
+# checks of a plan of a few hundred steps take well under a second.
+RESERVE_SECONDS, RESERVE_SHARE, RESERVE_MAX = 0.5, 0.05, 5.0
+
+_EXPANDED = re.compile(r"Expanded (\d+) state")
+_EVALUATED = re.compile(r"Evaluated (\d+) state")
+
+
+def fast_downward_installed() -> bool:
+    """Return whether up-fast-downward, which ships LAMA-first, can be imported."""
+    return importlib.util.find_spec("up_fast_downward") is not None
+
+
+def driver() -> Path:
+    """Return the path of the Fast Downward driver that up-fast-downward ships; refuse without it."""
+    spec = importlib.util.find_spec("up_fast_downward")
+    if spec is None or not spec.submodule_search_locations:
+        raise GnnplanError(NO_FAST_DOWNWARD)
+    path = Path(list(spec.submodule_search_locations)[0]) / "downward" / "fast-downward.py"
+    if not path.is_file():
+        raise GnnplanError(f"{NO_FAST_DOWNWARD} (up-fast-downward is there, but not its {path.name})")
+    return path
+
+
+def reserve(remaining: float) -> float:
+    """Return the seconds of ``remaining`` kept back for the plan's check after Fast Downward."""
+    return min(RESERVE_MAX, RESERVE_SECONDS + RESERVE_SHARE * remaining)
+
+
+def lama_first(task, limits: Limits, **_ignored) -> SearchResult:
+    """Run LAMA-first on ``task`` with the time and memory left under ``limits``; return its plan
+    as pymimir ground actions (status SOLVED), or why there is none."""
+    began = time.perf_counter()
+    try:
+        limits.check("before handing the task to LAMA-first")
+        command, folder = _command(task, limits)
+        try:
+            code, log = _run(command, limits, folder.name)
+            plan_file = Path(folder.name) / "plan"
+            steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
+        finally:
+            folder.cleanup()
+        counts = {name: int(found[-1]) if found else 0
+                  for name, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
+        seconds = time.perf_counter() - began
+        if steps is not None:
+            actions, cost = _ground(task, steps, limits)
+            return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"], seconds,
+                                f"LAMA-first's plan of {len(actions)} actions")
+        status, message = _failure(code, log, command)
+        if status is Status.TIMEOUT and limits.deadline.seconds is not None:
+            # Its own limit was the solve's time left: say it as every search says the solve's limit.
+            message = (f"time limit of {limits.deadline.seconds:g} s reached while LAMA-first searched (after "
+                       f"{limits.deadline.elapsed():.2f} s; {message})")
+        return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"], seconds=seconds,
+                            message=message)
+    except LimitReached as error:
+        return stopped(error, [], 0.0, 0, 0, limits)
+
+
+def _command(task, limits: Limits):
+    """Return Fast Downward's command line on ``task``'s PDDL and the temporary folder it works in."""
+    remaining = limits.deadline.remaining()
+    command = [sys.executable, str(driver())]
+    if limits.memory_mb:
+        left = limits.headroom_mb() - DRIVER_MB
+        if left < MIN_MB:
+            raise MemoryLimitReached(f"memory limit of {limits.memory_mb} MB reached before LAMA-first: "
+                                     f"{max(0.0, left):.0f} MB would be left for it")
+        command += ["--overall-memory-limit", f"{int(left)}M"]
+    if remaining is not None:  # Fast Downward's own limit too, so that it ends on its own and says why
+        seconds = remaining - reserve(remaining)
+        if seconds < 1:
+            raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached before LAMA-first: "
+                                   f"{remaining:.2f} s left")
+        command += ["--overall-time-limit", f"{int(seconds)}s"]
+    folder = tempfile.TemporaryDirectory(prefix="gnnplan-lama-")
+    (Path(folder.name) / "domain.pddl").write_text(task.domain_text)
+    (Path(folder.name) / "problem.pddl").write_text(task.problem_text)
+    command += ["--plan-file", "plan", "--alias", "lama-first", "domain.pddl", "problem.pddl"]
+    return command, folder
+
+
+def _run(command: list[str], limits: Limits, folder: str) -> tuple[int, str]:
+    """Run Fast Downward in ``folder`` in a process group of its own; return its exit code and log.
+
+    The group is killed when the solve's deadline, less the plan's reserve, passes (Fast Downward's
+    own limit counts CPU seconds, which a loaded machine makes longer in wall-clock time), and when
+    this process is interrupted.
+    """
+    remaining = limits.deadline.remaining()
+    stop = None if remaining is None else time.perf_counter() + remaining - reserve(remaining)
+    log_path = Path(folder) / "log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    try:
+        while process.poll() is None:
+            if stop is not None and time.perf_counter() > stop:
+                _kill(process)
+                raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached while LAMA-first "
+                                       f"searched (after {limits.deadline.elapsed():.2f} s)")
+            time.sleep(POLL_SECONDS)
+    finally:
+        if process.poll() is None:
+            _kill(process)
+    return process.returncode, log_path.read_text(errors="replace")
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """End ``process`` and its children (its translator or search): politely, then for certain.
+
+    The group is killed even once the driver has ended: its translator or search may outlive it.
+    """
+    for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(wait)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _read_plan(path: Path) -> list[tuple[str, list[str]]]:
+    """Return the steps of a Fast Downward plan file: (action name, object names), in lower case."""
+    steps = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(";"):
+            name, *args = line.strip("()").lower().split()
+            steps.append((name, args))
+    return steps
+
+
+def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits) -> tuple[list, float]:
+    """Return the pymimir ground actions of ``steps`` replayed from the initial state, and their cost.
+
+    pymimir gives an action with an existential precondition its quantified variables as extra
+    parameters, which Fast Downward's plan does not name: the first applicable action whose
+    leading objects match is taken (the effects cannot depend on the others).
+    """
+    generate = limits.uninterruptible(GENERATING)
+    state, actions, cost = task.initial_state(), [], 0.0
+    for number, (name, args) in enumerate(steps, start=1):
+        limits.check(f"while reading LAMA-first's plan (step {number} of {len(steps)})")
+        where = f"step {number} of LAMA-first's plan"
+        for action in generate(state.generate_applicable_actions, where):
+            if action.get_action().get_name().lower() == name and \
+                    [o.get_name().lower() for o in action.get_objects()[:len(args)]] == args:
+                break
+        else:
+            raise InternalError(f"internal error: {where}, ({name} {' '.join(args)}), is not applicable in the task")
+        state, step_cost = action.apply(state, return_cost=True)
+        actions.append(action)
+        cost += step_cost
+    return actions, cost
+
+
+def _failure(code: int, log: str, command: list[str]) -> tuple[Status, str]:
+    """Return the status and message of a Fast Downward run that returned no plan."""
+    limit = next((command[i + 1] for i, word in enumerate(command) if word == "--overall-memory-limit"), None)
+    if code in UNSOLVABLE_CODES:
+        return Status.UNSOLVABLE, "LAMA-first proved the task unsolvable"
+    if code in INCOMPLETE_CODES:
+        return Status.GAVE_UP, "LAMA-first's search ended without a plan (it is incomplete)"
+    if code in MEMORY_CODES:
+        return Status.MEMOUT, (f"LAMA-first ran out of memory (its limit {limit}B, what was left under the solve's "
+                               f"memory limit)" if limit else "LAMA-first ran out of memory")
+    if code in TIME_CODES or code in CPU_LIMIT_CODES:
+        return Status.TIMEOUT, "LAMA-first ran out of time"
+    last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
+    raise InternalError(f"internal error: LAMA-first failed with exit code {code}: {last}")
