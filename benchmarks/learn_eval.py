@@ -109,7 +109,9 @@ def run_domain(domain: str, out: Path, timeout: float, task_timeout: float) -> N
 
 
 def _solved(path: Path) -> dict[str, int]:
-    """Tasks solved per engine label in a compare run's results.jsonl."""
+    """Tasks solved per engine label in a compare run's results.jsonl; ``ENGINE by the model``: those of
+    gnnplan's solves that its learned part found (the rest LAMA-first found after the hand-off; rows
+    of runs before the hand-off have no ``found_by`` and were all the model's)."""
     solved: dict[str, int] = {}
     if not path.is_file():
         return solved
@@ -117,7 +119,16 @@ def _solved(path: Path) -> dict[str, int]:
         row = json.loads(line)
         solved.setdefault(row["engine"], 0)
         solved[row["engine"]] += bool(row.get("solved"))
+        if row["engine"].startswith("gnnplan"):
+            key = f"{row['engine']} by the model"
+            solved[key] = solved.get(key, 0) + bool(row.get("solved") and (row.get("found_by") or "learned") == "learned")
     return solved
+
+
+def _gnnplan(solved: dict[str, int], tasks: int) -> str:
+    """gnnplan's figure: solved, and how many of them its learned part found where LAMA-first found some."""
+    total, model = solved.get("gnnplan:auto", 0), solved.get("gnnplan:auto by the model", 0)
+    return f"{total}/{tasks}" + (f" ({model} by the model)" if model != total else "")
 
 
 def _tasks(path: Path) -> int:
@@ -148,8 +159,8 @@ def report(out: Path) -> str:
             tasks = _tasks(work / f"{name}-learn" / "results.jsonl")
             record = _learn_record(work / "learn.onnx").get("learn", {})
             labelled = record.get("data", {}).get("labelled", {})
-            rows.append([domain, name, f"{learn.get('gnnplan:auto', 0)}/{tasks}",
-                         f"{shipped['gnnplan:auto']}/{tasks}" if shipped else "none" if domain in PRACTICE else "not run",
+            rows.append([domain, name, _gnnplan(learn, tasks),
+                         _gnnplan(shipped, tasks) if shipped else "none" if domain in PRACTICE else "not run",
                          f"{learn.get('fast-downward', 0)}/{tasks}",
                          f"{goose['wl-goose']}/{tasks}" if goose else "not run",
                          f"{len(labelled)}/{record.get('problems', '?')}"])
