@@ -265,3 +265,22 @@ def test_a_process_at_its_memory_limit_is_recognised_by_a_probe():
               "print(cannot_allocate())")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "True", done.stderr
+
+
+def test_plans_of_costs_read_from_numeric_fluents_are_validated():
+    """UP's validator refuses a problem whose action costs come from static numeric fluents (Elevators):
+    LAMA-first's plans of such tasks were recorded as errors; they are replayed on pymimir instead."""
+    pytest.importorskip("up_fast_downward")
+    from unified_planning.shortcuts import OneshotPlanner
+
+    from up_gnnplan.problems.loading import load_pddl
+
+    roads = Path(__file__).resolve().parents[1] / "fixtures" / "roads"
+    problem = load_pddl(roads / "domain.pddl", roads / "p01.pddl")
+    with OneshotPlanner(name="fast-downward") as planner:
+        result = planner.solve(problem, timeout=30)
+    valid, note, cost = check_plan(problem, result.plan)
+    assert valid is True and note is None, note
+    length = problem.fluent("road-length")
+    assert cost == sum(float(problem.initial_value(length(*a.actual_parameters)).constant_value())
+                       for a in result.plan.actions)

@@ -98,8 +98,10 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
     replayed by their PDDL lines on the task read anew with pymimir, without a UP problem.
 
     UP's ``SequentialPlanValidator`` checks the plan and evaluates the problem's metric. It is
-    extremely slow on existential goals, so those plans are replayed on pymimir and checked with
-    gnnplan's validation helper; outside gnnplan's fragment they are left unchecked (None).
+    extremely slow on existential goals, and it refuses some kinds it cannot establish that it
+    handles (action costs read from static numeric fluents, as in Elevators: every LAMA-first plan
+    was recorded as an error); those plans are replayed on pymimir and checked with gnnplan's
+    validation helper; outside gnnplan's fragment they are left unchecked (None).
     """
     from unified_planning.engines import ValidationResultStatus
     from unified_planning.engines.plan_validator import SequentialPlanValidator
@@ -111,7 +113,7 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
         return _replay(plan)
     if not isinstance(plan, SequentialPlan):
         return None, f"not validated: a {type(plan).__name__}, not a sequential plan", None
-    if not _has_existential_goal(problem):
+    if not _has_existential_goal(problem) and SequentialPlanValidator.supports(problem.kind):
         result = SequentialPlanValidator(environment=problem.environment).validate(problem, plan)
         if result.status != ValidationResultStatus.VALID:
             return False, " ".join(m.message for m in result.log_messages) or str(result.reason), None
@@ -124,7 +126,7 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
     try:
         mimir = MimirTask(problem)
     except GnnplanError as error:
-        return None, f"not validated: existential goal outside gnnplan's fragment ({error})", None
+        return None, f"not validated: outside UP's validator and gnnplan's fragment ({error})", None
     state, ground, cost = mimir.initial_state(), [], 0.0
     for step, action in enumerate(plan.actions, start=1):
         try:
