@@ -194,11 +194,14 @@ def _timed(fn, least_seconds: float, most_runs: int = 50) -> tuple[float, int]:
     return (time.perf_counter() - began) / runs, runs
 
 
-def _sessions(path: Path, cuda: bool):
+def _sessions(path: Path, cuda: bool, all_cores: bool = True):
+    """The sessions compared: the CPU provider on one thread (the package's default), on every core
+    (``all_cores``), and CUDA where onnxruntime offers it."""
     from up_gnnplan.runtime.value_function import OnnxValueFunction
 
-    sides = {"cpu-1": OnnxValueFunction(path, threads=1, device="cpu"),
-             f"cpu-{os.cpu_count()}": OnnxValueFunction(path, threads=os.cpu_count(), device="cpu")}
+    sides = {"cpu-1": OnnxValueFunction(path, threads=1, device="cpu")}
+    if all_cores:
+        sides[f"cpu-{os.cpu_count()}"] = OnnxValueFunction(path, threads=os.cpu_count(), device="cpu")
     if cuda:
         sides["cuda"] = OnnxValueFunction(path, device="cuda")
     return sides
@@ -282,9 +285,7 @@ def section_policy(args) -> dict:
         problem, model = spec.split(":")
         path = resolve(model)
         task = load_task(Path(problem).parent / "domain.pddl", problem)
-        for side, vf in _sessions(path, cuda).items():
-            if side not in ("cpu-1", "cuda"):  # the package's default CPU session, and CUDA
-                continue
+        for side, vf in _sessions(path, cuda, all_cores=False).items():
             searches = ([("action-policy", action_policy_rollout, vf.scorer)] if vf.has_actions else []) + (
                 [("policy", policy_rollout, vf)] if vf.has_value else [])
             for kind, run, guide in searches:

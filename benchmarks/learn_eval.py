@@ -152,13 +152,13 @@ def report(out: Path) -> str:
         work = out / domain
         if not (work / "learn.onnx").is_file():
             continue
+        record = _learn_record(work / "learn.onnx").get("learn", {})
+        labelled = record.get("data", {}).get("labelled", {})
         for name in ("test",) if domain in PRACTICE else ("testing-easy", "scaled"):
             learn = _solved(work / f"{name}-learn" / "results.jsonl")
             shipped = _solved(work / f"{name}-shipped" / "results.jsonl")
             goose = _solved(work / f"{name}-goose" / "results.jsonl")
             tasks = _tasks(work / f"{name}-learn" / "results.jsonl")
-            record = _learn_record(work / "learn.onnx").get("learn", {})
-            labelled = record.get("data", {}).get("labelled", {})
             rows.append([domain, name, _gnnplan(learn, tasks),
                          _gnnplan(shipped, tasks) if shipped else "none" if domain in PRACTICE else "not run",
                          f"{learn.get('fast-downward', 0)}/{tasks}",

@@ -120,43 +120,52 @@ def check_plan(problem, plan) -> tuple[bool | None, str | None, float | None]:
         values = list((result.metric_evaluations or {}).values())
         return True, None, float(values[0]) if values else float(len(plan.actions))
     from up_gnnplan.errors import GnnplanError
-    from up_gnnplan.plugins.validation import validate_plan
     from up_gnnplan.problems import Task as MimirTask
 
     try:
         mimir = MimirTask(problem)
     except GnnplanError as error:
         return None, f"not validated: outside UP's validator and gnnplan's fragment ({error})", None
-    state, ground, cost = mimir.initial_state(), [], 0.0
-    for step, action in enumerate(plan.actions, start=1):
+
+    def ground_action(state, action):
         try:
-            ground.append(mimir.find_ground_action(state, action))
+            return mimir.find_ground_action(state, action)
         except GnnplanError:
-            return False, f"step {step}, {action}, is not applicable", None
-        state, action_cost = ground[-1].apply(state, return_cost=True)
-        cost += action_cost
-    wrong = validate_plan(mimir, plan, ground)
-    return wrong is None, wrong, None if wrong else cost
+            return None
+
+    return _replay_steps(mimir, plan, plan.actions, ground_action)
 
 
 def _replay(plan) -> tuple[bool, str | None, float | None]:
     """Check gnnplan's plan of a task read from files on a task read from the files anew (no UP
     problem: reading one is what reading the files with pymimir saved), and sum its cost."""
-    from up_gnnplan.plugins.validation import validate_plan
     from up_gnnplan.problems import Task as MimirTask
 
     files = plan.task.source
     task = MimirTask.from_files(files.domain, files.problem)
-    state, ground, cost = task.initial_state(), [], 0.0
-    for step, line in enumerate(plan.actions, start=1):
+
+    def ground_action(state, line):
         applicable = state.generate_applicable_actions()
-        by_text = dict(zip(task.plan_lines(applicable), applicable))
-        if line not in by_text:
-            return False, f"step {step}, {line}, is not applicable", None
-        ground.append(by_text[line])
-        state, action_cost = ground[-1].apply(state, return_cost=True)
+        return dict(zip(task.plan_lines(applicable), applicable)).get(line)
+
+    return _replay_steps(task, None, plan.actions, ground_action)
+
+
+def _replay_steps(task, plan, steps, ground_action) -> tuple[bool, str | None, float | None]:
+    """Replay ``steps`` on pymimir from ``task``'s initial state (``ground_action(state, step)``: the
+    applicable ground action a step names, or None), then check the plan with gnnplan's helper;
+    return (valid, what is wrong, cost)."""
+    from up_gnnplan.plugins.validation import validate_plan
+
+    state, ground, cost = task.initial_state(), [], 0.0
+    for number, step in enumerate(steps, start=1):
+        action = ground_action(state, step)
+        if action is None:
+            return False, f"step {number}, {step}, is not applicable", None
+        ground.append(action)
+        state, action_cost = action.apply(state, return_cost=True)
         cost += action_cost
-    wrong = validate_plan(task, None, ground)
+    wrong = validate_plan(task, plan, ground)
     return wrong is None, wrong, None if wrong else cost
 
 

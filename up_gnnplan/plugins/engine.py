@@ -17,6 +17,7 @@ large. Every plan is validated before it is returned; every outcome maps to a UP
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import unified_planning as up
@@ -143,10 +144,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         supported fragment gets our message naming its features (and the file it came from)
         instead of UP's "cannot establish whether gnnplan can solve this problem".
         """
-        check_timeout(timeout)
-        self._called_at = self.clock_start if self.clock_start is not None else time.perf_counter()
-        self.clock_start = None
-        try:
+        with self._call(timeout):
             self._kind = problem.kind
             if not self.skip_checks and not self.supports(self._kind) and self.error_on_failed_checks:
                 from up_gnnplan.errors import GnnplanError
@@ -159,8 +157,6 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                     raise up.exceptions.UPUsageError(f"gnnplan cannot solve this problem: {error}") from None
                 raise up.exceptions.UPUsageError("gnnplan cannot solve this problem (its kind is not supported)")
             return self._solve(problem, heuristic, timeout, output_stream)
-        finally:
-            self._called_at = self._kind = None
 
     def solve_task(self, task, timeout=None) -> PlanGenerationResult:
         """Solve a :class:`~up_gnnplan.problems.bridge.Task` already built, such as one read from PDDL
@@ -172,11 +168,17 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         (PDDL lines; ``to_up()`` gives UP's ``SequentialPlan``, reading the files with UP's reader);
         otherwise it is UP's ``SequentialPlan``, as from :meth:`solve`.
         """
+        with self._call(timeout):
+            return self._solve(task, None, timeout, None)
+
+    @contextlib.contextmanager
+    def _call(self, timeout):
+        """One solve's clock: it starts at ``clock_start`` when set (once), else now."""
         check_timeout(timeout)
         self._called_at = self.clock_start if self.clock_start is not None else time.perf_counter()
         self.clock_start = None
         try:
-            return self._solve(task, None, timeout, None)
+            yield
         finally:
             self._called_at = self._kind = None
 

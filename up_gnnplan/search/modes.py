@@ -155,9 +155,7 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
             if result.status is Status.TIMEOUT and not limits.deadline.passed():
                 result.status = Status.GAVE_UP
                 result.message = f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent"
-        level = "error" if result.status is Status.MEMOUT else "info"
-        job.say(level, f"{search.name}: {result.status.value} after {result.expanded} {search.counts} in "
-                       f"{time.perf_counter() - began:.1f} s {result.message}".strip())
+        _say_result(job, search.name, result, search.counts, began)
         if result.status is not Status.GAVE_UP:
             break
     found_by = "learned"
@@ -166,13 +164,20 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
 
         began, found_by = time.perf_counter(), "lama-first"
         result = lama_first(task, limits)
-        level = "error" if result.status is Status.MEMOUT else "info"
-        job.say(level, f"lama-first: {result.status.value} after {result.expanded} expansions in "
-                       f"{time.perf_counter() - began:.1f} s (the time left handed over) {result.message}".strip())
+        _say_result(job, "lama-first", result, "expansions", began, "(the time left handed over)")
     job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
     if result.solved:
         job.metrics["found_by"] = found_by
     return Outcome(result.status, task=task, result=result)
+
+
+def _say_result(job: Job, name: str, result, counts: str, began: float, note: str = "") -> None:
+    """Log how a search ended (an error line if it ran out of memory)."""
+    from up_gnnplan.search import Status
+
+    level = "error" if result.status is Status.MEMOUT else "info"
+    job.say(level, " ".join(part for part in (f"{name}: {result.status.value} after {result.expanded} {counts} in "
+                                              f"{time.perf_counter() - began:.1f} s", note, result.message) if part))
 
 
 def _handoff(mode: Mode, params: dict, say) -> bool:
