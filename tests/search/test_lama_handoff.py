@@ -128,3 +128,17 @@ def test_the_fast_downward_driver_is_where_up_fast_downward_ships_it():
     from up_gnnplan.search.lama import driver
 
     assert driver().is_file() and driver().name == "fast-downward.py" and isinstance(driver(), Path)
+
+
+@needs_fd
+def test_mode_grounds_lama_first_gets_only_the_memory_left_under_the_limit(blocks):
+    """Mode ground's planner for the ground problem is the same runner: the solve's memory limit
+    reaches it (UP's fast-downward engine, used before, takes none), and its plan is UP's."""
+    from up_gnnplan.grounding.solve import lama_first
+    from up_gnnplan.search.lama import MIN_MB
+
+    tight = lama_first(blocks, Limits(60, memory_mb=int(resident_mb()) + MIN_MB // 2))
+    assert tight.status == Status.MEMOUT and "before LAMA-first" in messages(tight)[0]
+    roomy = lama_first(blocks, Limits(60, memory_mb=int(resident_mb()) + 1024))
+    assert roomy.status == Status.SOLVED_SATISFICING
+    assert check_plan(blocks, roomy.plan)[0] is True and float(roomy.metrics["plan_cost"]) == len(roomy.plan.actions)

@@ -58,8 +58,10 @@ def binding_validation(value_fn, tasks, failed_cost: int, limits=None) -> tuple[
 
 
 def lama_first_length(problem, seconds: float) -> int | None:
-    """Return the length of LAMA-first's plan for ``problem`` (Fast Downward through UP), None if none in ``seconds``."""
+    """Return the length of LAMA-first's plan for ``problem`` (:func:`up_gnnplan.grounding.solve.lama_first`,
+    the default memory limit), None if none in ``seconds``."""
     from up_gnnplan.grounding.solve import SOLVED, lama_first
+    from up_gnnplan.limits import Limits
 
-    result = lama_first(problem, seconds)
+    result = lama_first(problem, Limits(seconds))
     return len(result.plan.actions) if result.status in SOLVED else None

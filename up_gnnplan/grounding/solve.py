@@ -1,9 +1,10 @@
 """Mode ``ground`` of the gnnplan engine: bind the existential goal, then plan for the ground goal.
 
 One time limit covers all of it: the task, the model's binding steps, the planner and the plan's
-check. The ground problem goes to the planner it is given (:func:`planner`): LAMA-first (Fast
-Downward through ``up-fast-downward``, given the time left) or gnnplan's own auto mode with the
-domain's value or policy model, which the engine passes in. When the planner proves a ground
+check. The ground problem goes to the planner it is given (:func:`planner`): LAMA-first (the Fast
+Downward that ``up-fast-downward`` ships, run by :mod:`up_gnnplan.search.lama` with the time and
+memory left) or gnnplan's own auto mode with the domain's value or policy model, which the engine
+passes in. When the planner proves a ground
 problem unsolvable (the binding was valid but not reachable, as a tower that must contain
 itself), the next-best binding is tried, up to ``max_groundings``. A goal without quantified
 variables goes to the planner unchanged.
@@ -15,14 +16,12 @@ goal (minutes for a short plan on large problems).
 
 from __future__ import annotations
 
-import importlib.util
-import io
-
-from unified_planning.engines import LogLevel, PlanGenerationResultStatus as Status
+from unified_planning.engines import LogLevel, LogMessage, PlanGenerationResult, PlanGenerationResultStatus as Status
 
 from up_gnnplan.errors import GnnplanError, InternalError
 from up_gnnplan.grounding.goal import QuantifiedGoal
 from up_gnnplan.grounding.preprocess import check_witness, make_binder
+from up_gnnplan.search.lama import fast_downward_installed
 
 SOLVED = (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY)
 NO_FAST_DOWNWARD = ("the planner 'lama-first' is Fast Downward through up-fast-downward, which is not installed: "
@@ -33,8 +32,8 @@ TRY_NEXT = (Status.UNSOLVABLE_PROVEN, Status.UNSOLVABLE_INCOMPLETELY)
 
 def solve_by_grounding(problem, params: dict, solve, limits, say, metrics: dict):
     """Return (UP status, plan) of mode ``ground``: bind the goal of ``problem`` with the model and
-    filter ``params`` name, and solve each ground problem with ``solve(problem, seconds)`` (a UP
-    result), trying the next binding while it proves them unsolvable. ``say(level, text)`` logs.
+    filter ``params`` name, and solve each ground problem with ``solve(problem, limits)`` (a UP
+    result, within the time and memory left under ``limits``), trying the next binding while it proves them unsolvable. ``say(level, text)`` logs.
 
     A limit reached or a model that does not fit is raised (:class:`~up_gnnplan.limits.LimitReached`,
     :class:`~up_gnnplan.errors.GnnplanError`) for the engine to map with every other outcome.
@@ -85,37 +84,39 @@ def solve_by_grounding(problem, params: dict, solve, limits, say, metrics: dict)
 
 def planner(name: str, gnnplan):
     """Return the solver of ground problems that ``name`` (one of :data:`~up_gnnplan.search.modes.PLANNERS`)
-    names: LAMA-first, or ``gnnplan`` (the engine's mode auto, given by the caller); each a callable
-    ``(problem, seconds) -> UP result``. LAMA-first without up-fast-downward is refused here."""
+    names: LAMA-first, or ``gnnplan`` (the engine's mode auto, given by the caller as
+    ``(problem, seconds) -> UP result``); each a callable ``(problem, limits) -> UP result``.
+    LAMA-first without up-fast-downward is refused here."""
     if name == "gnnplan":
-        return gnnplan
+        return lambda problem, limits: gnnplan(problem, limits.deadline.remaining())
     if not fast_downward_installed():
         raise GnnplanError(NO_FAST_DOWNWARD)
     return lama_first
 
 
-def fast_downward_installed() -> bool:
-    """Return whether up-fast-downward, the UP engine of LAMA-first, can be imported."""
-    return importlib.util.find_spec("up_fast_downward") is not None
+def lama_first(problem, limits):
+    """Return the UP result of LAMA-first on the UP ``problem`` within the time and memory left
+    under ``limits`` (:class:`~up_gnnplan.limits.Limits`): its plan as a UP plan, checked by
+    replaying it on pymimir (:func:`up_gnnplan.search.lama.lama_first` maps it to ground actions)."""
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search.common import Status as SearchStatus
+    from up_gnnplan.search.lama import lama_first as run
 
+    task = Task(problem, check=limits.check)
+    result = run(task, limits)
+    if result.status is SearchStatus.SOLVED:
+        return PlanGenerationResult(Status.SOLVED_SATISFICING, task.to_up_plan(result.actions), "lama-first",
+                                    {"plan_cost": f"{result.cost:g}"})
+    from up_gnnplan.plugins.engine import plan_status
 
-def lama_first(problem, seconds: float):
-    """Return the UP result of LAMA-first (Fast Downward through ``up-fast-downward``) on ``problem``."""
-    from unified_planning.exceptions import UPNoRequestedEngineAvailableException
-    from unified_planning.shortcuts import OneshotPlanner
-
-    problem.environment.credits_stream = None
-    try:
-        engine = OneshotPlanner(name="fast-downward")
-    except UPNoRequestedEngineAvailableException:
-        raise GnnplanError(NO_FAST_DOWNWARD) from None
-    with engine:
-        return engine.solve(problem, timeout=seconds, output_stream=io.StringIO())
+    level = LogLevel.INFO if result.status in (SearchStatus.TIMEOUT, SearchStatus.UNSOLVABLE) else LogLevel.WARNING
+    return PlanGenerationResult(plan_status(result.status), None, "lama-first",
+                                log_messages=[LogMessage(level, result.message)])
 
 
 def _plan(solve, name: str, problem, limits, say, metrics: dict):
-    """Return (status, plan) of ``solve`` (the planner ``name``) on ``problem`` with the time left."""
-    result = solve(problem, limits.deadline.remaining())
+    """Return (status, plan) of ``solve`` (the planner ``name``) on ``problem`` within ``limits``."""
+    result = solve(problem, limits)
     say("info", f"{name}: {result.status.name}" + (f", {len(result.plan.actions)} actions" if result.plan is not None
                                                     else ""))
     for log in result.log_messages or []:

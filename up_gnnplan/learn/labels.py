@@ -4,7 +4,7 @@ In order of cost:
 
 1. expand the whole state space when it has at most ``max_states`` states (exact V* of every
    state, all transitions: the best labels);
-2. otherwise take an optimal plan from Fast Downward (A* with LM-cut, through up-fast-downward)
+2. otherwise take an optimal plan from Fast Downward (A* with LM-cut, the driver up-fast-downward ships)
    within the time left of the share: its states get exact V* for free. Measured against the
    ``gnnplan dataset`` labeller's A* with h^max on the learning-practice problems: the same on
    Goldminer (p30: 17.6 s against 28.0 s, p40: 5.5 s against 6.0 s), but Hiking p12 took 4.7 s
@@ -35,32 +35,22 @@ PLAN_SHARE = 0.8
 
 
 def fast_downward_plan(task, seconds: float):
-    """Return (status, plan) from Fast Downward's A* with LM-cut: status ``solved`` with pymimir ground
-    actions, ``unsolvable``, ``timeout``, or ``unavailable`` (no up-fast-downward, or it refused the task)."""
+    """Return (status, plan) from Fast Downward's A* with LM-cut within ``seconds`` and the default
+    memory limit (:func:`up_gnnplan.search.lama.fast_downward`: on the task's own PDDL, its plan
+    mapped to pymimir's ground actions): status ``solved`` with the actions, ``unsolvable``,
+    ``timeout``, or ``unavailable`` (no up-fast-downward, Fast Downward failed or ran out of memory)."""
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.limits import Limits
+    from up_gnnplan.search.common import Status
+    from up_gnnplan.search.lama import fast_downward
+
     try:
-        from unified_planning.engines import PlanGenerationResultStatus as Status
-        from unified_planning.shortcuts import OneshotPlanner, get_environment
-    except ImportError:  # pragma: no cover - UP is a dependency
+        result = fast_downward(task, Limits(max(1.0, seconds)), "seq-opt-lmcut", missing="no up-fast-downward")
+    except GnnplanError:  # not installed, or an exit code that says Fast Downward failed: pymimir's A* instead
         return "unavailable", None
-    env = get_environment()
-    env.credits_stream = None
-    if "fast-downward-opt" not in env.factory.engines:
-        return "unavailable", None
-    try:
-        with OneshotPlanner(name="fast-downward-opt") as planner:
-            result = planner.solve(task.up_problem, timeout=max(1.0, seconds))
-    except Exception:  # an engine that refuses the problem kind, or a broken install: fall back to pymimir
-        return "unavailable", None
-    if result.status in (Status.UNSOLVABLE_PROVEN, Status.UNSOLVABLE_INCOMPLETELY):
-        return "unsolvable", None
-    if result.plan is None:
-        return "timeout" if result.status == Status.TIMEOUT else "unavailable", None
-    state, actions = task.initial_state(), []
-    for instance in result.plan.actions:
-        action = task.find_ground_action(state, instance)
-        actions.append(action)
-        state = action.apply(state)
-    return "solved", actions
+    if result.status is Status.SOLVED:
+        return "solved", result.actions
+    return {Status.UNSOLVABLE: "unsolvable", Status.TIMEOUT: "timeout"}.get(result.status, "unavailable"), None
 
 
 def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, phase=None) -> dict:

@@ -1,7 +1,12 @@
-"""Hand a task to LAMA-first, under the solve's time and memory limits: mode auto's ``model+lama`` fallback.
+"""Run Fast Downward on a task under time and memory limits: every use of it in the package.
 
-LAMA-first is the Fast Downward that ``up-fast-downward`` ships (its driver, its ``lama-first``
-alias). It is run here as a subprocess of its own rather than through that package's UP engine
+- LAMA-first (alias ``lama-first``): mode auto's ``model+lama`` fallback (:func:`lama_first`) and
+  mode ground's planner for the ground problem (:func:`up_gnnplan.grounding.solve.lama_first`);
+- A* with LM-cut (alias ``seq-opt-lmcut``): the optimal plans of ``gnnplan learn``'s labels
+  (:func:`up_gnnplan.learn.labels.fast_downward_plan`).
+
+It is the Fast Downward that ``up-fast-downward`` ships (its driver and aliases), run here as a
+subprocess of its own rather than through that package's UP engines
 (``OneshotPlanner(name="fast-downward")``), for three reasons:
 
 - the memory limit: the UP engine takes no memory limit, so its planner could use the machine's
@@ -14,7 +19,8 @@ alias). It is run here as a subprocess of its own rather than through that packa
   and maps the plan back to pymimir's ground actions, so the engine shortens and validates it
   exactly as it does a learned search's plan.
 
-:func:`lama_first` returns a :class:`~up_gnnplan.search.common.SearchResult` like every search.
+:func:`fast_downward` (and :func:`lama_first`) return a :class:`~up_gnnplan.search.common.SearchResult`
+like every search.
 """
 
 from __future__ import annotations
@@ -55,6 +61,9 @@ MIN_MB = 128  # less than this left under the limit: Fast Downward is not starte
 # checks of a plan of a few hundred steps take well under a second.
 RESERVE_SECONDS, RESERVE_SHARE, RESERVE_MAX = 0.5, 0.05, 5.0
 
+# The aliases used here and how messages name them.
+PLANNERS = {"lama-first": "LAMA-first", "seq-opt-lmcut": "A* with LM-cut"}
+
 _EXPANDED = re.compile(r"Expanded (\d+) state")
 _EVALUATED = re.compile(r"Evaluated (\d+) state")
 
@@ -64,14 +73,15 @@ def fast_downward_installed() -> bool:
     return importlib.util.find_spec("up_fast_downward") is not None
 
 
-def driver() -> Path:
-    """Return the path of the Fast Downward driver that up-fast-downward ships; refuse without it."""
+def driver(missing: str = NO_FAST_DOWNWARD) -> Path:
+    """Return the path of the Fast Downward driver that up-fast-downward ships; refuse without it,
+    with the message ``missing`` (what the caller cannot do without it)."""
     spec = importlib.util.find_spec("up_fast_downward")
     if spec is None or not spec.submodule_search_locations:
-        raise GnnplanError(NO_FAST_DOWNWARD)
+        raise GnnplanError(missing)
     path = Path(list(spec.submodule_search_locations)[0]) / "downward" / "fast-downward.py"
     if not path.is_file():
-        raise GnnplanError(f"{NO_FAST_DOWNWARD} (up-fast-downward is there, but not its {path.name})")
+        raise GnnplanError(f"{missing} (up-fast-downward is there, but not its {path.name})")
     return path
 
 
@@ -83,27 +93,35 @@ def reserve(remaining: float) -> float:
 def lama_first(task, limits: Limits, **_ignored) -> SearchResult:
     """Run LAMA-first on ``task`` with the time and memory left under ``limits``; return its plan
     as pymimir ground actions (status SOLVED), or why there is none."""
+    return fast_downward(task, limits, "lama-first")
+
+
+def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNWARD) -> SearchResult:
+    """Run Fast Downward's ``alias`` (one of :data:`PLANNERS`) on ``task`` with the time and memory
+    left under ``limits``; return its plan as pymimir ground actions (status SOLVED), or why there
+    is none. Without up-fast-downward, :class:`~up_gnnplan.errors.GnnplanError` with ``missing``."""
+    name = PLANNERS[alias]
     began = time.perf_counter()
     try:
-        limits.check("before handing the task to LAMA-first")
-        command, folder = _command(task, limits)
+        limits.check(f"before handing the task to {name}")
+        command, folder = _command(task, limits, alias, name, missing)
         try:
-            code, log = _run(command, limits, folder.name)
+            code, log = _run(command, limits, folder.name, name)
             plan_file = Path(folder.name) / "plan"
             steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
         finally:
             folder.cleanup()
-        counts = {name: int(found[-1]) if found else 0
-                  for name, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
+        counts = {key: int(found[-1]) if found else 0
+                  for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
         seconds = time.perf_counter() - began
         if steps is not None:
-            actions, cost = _ground(task, steps, limits)
+            actions, cost = _ground(task, steps, limits, name)
             return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"], seconds,
-                                f"LAMA-first's plan of {len(actions)} actions")
-        status, message = _failure(code, log, command)
+                                f"{name}'s plan of {len(actions)} actions")
+        status, message = _failure(code, log, command, name)
         if status is Status.TIMEOUT and limits.deadline.seconds is not None:
             # Its own limit was the solve's time left: say it as every search says the solve's limit.
-            message = (f"time limit of {limits.deadline.seconds:g} s reached while LAMA-first searched (after "
+            message = (f"time limit of {limits.deadline.seconds:g} s reached while {name} searched (after "
                        f"{limits.deadline.elapsed():.2f} s; {message})")
         return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"], seconds=seconds,
                             message=message)
@@ -111,30 +129,30 @@ def lama_first(task, limits: Limits, **_ignored) -> SearchResult:
         return stopped(error, [], 0.0, 0, 0, limits)
 
 
-def _command(task, limits: Limits):
+def _command(task, limits: Limits, alias: str, name: str, missing: str):
     """Return Fast Downward's command line on ``task``'s PDDL and the temporary folder it works in."""
     remaining = limits.deadline.remaining()
-    command = [sys.executable, str(driver())]
+    command = [sys.executable, str(driver(missing))]
     if limits.memory_mb:
         left = limits.headroom_mb() - DRIVER_MB
         if left < MIN_MB:
-            raise MemoryLimitReached(f"memory limit of {limits.memory_mb} MB reached before LAMA-first: "
+            raise MemoryLimitReached(f"memory limit of {limits.memory_mb} MB reached before {name}: "
                                      f"{max(0.0, left):.0f} MB would be left for it")
         command += ["--overall-memory-limit", f"{int(left)}M"]
     if remaining is not None:  # Fast Downward's own limit too, so that it ends on its own and says why
         seconds = remaining - reserve(remaining)
         if seconds < 1:
-            raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached before LAMA-first: "
+            raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached before {name}: "
                                    f"{remaining:.2f} s left")
         command += ["--overall-time-limit", f"{int(seconds)}s"]
     folder = tempfile.TemporaryDirectory(prefix="gnnplan-lama-")
     (Path(folder.name) / "domain.pddl").write_text(task.domain_text)
     (Path(folder.name) / "problem.pddl").write_text(task.problem_text)
-    command += ["--plan-file", "plan", "--alias", "lama-first", "domain.pddl", "problem.pddl"]
+    command += ["--plan-file", "plan", "--alias", alias, "domain.pddl", "problem.pddl"]
     return command, folder
 
 
-def _run(command: list[str], limits: Limits, folder: str) -> tuple[int, str]:
+def _run(command: list[str], limits: Limits, folder: str, name: str) -> tuple[int, str]:
     """Run Fast Downward in ``folder`` in a process group of its own; return its exit code and log.
 
     The group is killed when the solve's deadline, less the plan's reserve, passes (Fast Downward's
@@ -151,7 +169,7 @@ def _run(command: list[str], limits: Limits, folder: str) -> tuple[int, str]:
         while process.poll() is None:
             if stop is not None and time.perf_counter() > stop:
                 _kill(process)
-                raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached while LAMA-first "
+                raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached while {name} "
                                        f"searched (after {limits.deadline.elapsed():.2f} s)")
             time.sleep(POLL_SECONDS)
     finally:
@@ -187,7 +205,7 @@ def _read_plan(path: Path) -> list[tuple[str, list[str]]]:
     return steps
 
 
-def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits) -> tuple[list, float]:
+def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits, name: str) -> tuple[list, float]:
     """Return the pymimir ground actions of ``steps`` replayed from the initial state, and their cost.
 
     pymimir gives an action with an existential precondition its quantified variables as extra
@@ -197,8 +215,8 @@ def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits) -> tuple[l
     generate = limits.uninterruptible(GENERATING)
     state, actions, cost = task.initial_state(), [], 0.0
     for number, (name, args) in enumerate(steps, start=1):
-        limits.check(f"while reading LAMA-first's plan (step {number} of {len(steps)})")
-        where = f"step {number} of LAMA-first's plan"
+        limits.check(f"while reading {name}'s plan (step {number} of {len(steps)})")
+        where = f"step {number} of {name}'s plan"
         for action in generate(state.generate_applicable_actions, where):
             if action.get_action().get_name().lower() == name and \
                     [o.get_name().lower() for o in action.get_objects()[:len(args)]] == args:
@@ -211,17 +229,17 @@ def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits) -> tuple[l
     return actions, cost
 
 
-def _failure(code: int, log: str, command: list[str]) -> tuple[Status, str]:
+def _failure(code: int, log: str, command: list[str], name: str) -> tuple[Status, str]:
     """Return the status and message of a Fast Downward run that returned no plan."""
     limit = next((command[i + 1] for i, word in enumerate(command) if word == "--overall-memory-limit"), None)
     if code in UNSOLVABLE_CODES:
-        return Status.UNSOLVABLE, "LAMA-first proved the task unsolvable"
+        return Status.UNSOLVABLE, f"{name} proved the task unsolvable"
     if code in INCOMPLETE_CODES:
-        return Status.GAVE_UP, "LAMA-first's search ended without a plan (it is incomplete)"
+        return Status.GAVE_UP, f"{name}'s search ended without a plan (it is incomplete)"
     if code in MEMORY_CODES:
-        return Status.MEMOUT, (f"LAMA-first ran out of memory (its limit {limit}B, what was left under the solve's "
-                               f"memory limit)" if limit else "LAMA-first ran out of memory")
+        return Status.MEMOUT, (f"{name} ran out of memory (its limit {limit}B, what was left under the solve's "
+                               f"memory limit)" if limit else f"{name} ran out of memory")
     if code in TIME_CODES or code in CPU_LIMIT_CODES:
-        return Status.TIMEOUT, "LAMA-first ran out of time"
+        return Status.TIMEOUT, f"{name} ran out of time"
     last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
-    raise InternalError(f"internal error: LAMA-first failed with exit code {code}: {last}")
+    raise InternalError(f"internal error: {name} failed with exit code {code}: {last}")
