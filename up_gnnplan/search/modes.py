@@ -107,13 +107,31 @@ def modes_taking(param: str) -> list[str]:
 # -- how the search modes run ---------------------------------------------------------------------
 
 def run_searches(mode: Mode, job: Job) -> Outcome:
-    """Build the task, load the model, and run ``mode``'s searches in turn while each gives up."""
+    """Build the task, load the model, and run ``mode``'s searches in turn while each gives up; with
+    the hand-off (fallback ``model+lama``), LAMA-first then gets the time left (:func:`_hand_off`)."""
+    from up_gnnplan.search import Status
+
+    handoff = _handoff(mode, job.params, job.say)
+    task, model, searches = _task_and_model(mode, job)
+    # With the hand-off, the learned part (the policy and the learned search) has its share of the
+    # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
+    result = _learned_part(job, mode, searches, task, model, handoff)
+    found_by = "learned"
+    if handoff and result.status is Status.GAVE_UP:
+        result, found_by = _hand_off(job, task), "lama-first"
+    job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
+    if result.solved:
+        job.metrics["found_by"] = found_by
+    return Outcome(result.status, task=task, result=result)
+
+
+def _task_and_model(mode: Mode, job: Job):
+    """Return the job's task (built within its limits), its model and ``mode``'s searches for it,
+    saying which model runs where."""
     from up_gnnplan.problems import Task
     from up_gnnplan.runtime.providers import device_note
-    from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
 
     params, limits = job.params, job.limits
-    handoff = _handoff(mode, params, job.say)
     limits.check("before loading the task")
     task = job.problem if isinstance(job.problem, Task) else Task(job.problem, check=limits.check, kind=job.kind)
     if task.note:
@@ -129,10 +147,18 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
         job.say("warning", note)
     if task.has_existential_goal:
         job.say("warning", EXISTENTIAL_GOAL_WARNING)
+    return task, model, searches
+
+
+def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
+    """Run the learned ``searches`` in turn while each gives up; return the last one's result. With
+    the hand-off they have ``handoff_share`` of the time left, and the fallback search gives up
+    once it stalls (``handoff_stall``)."""
+    from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
+
+    params, limits = job.params, job.limits
     inputs = Inputs(task)
     result = None
-    # With the hand-off, the learned part (the policy and the learned search) has its share of the
-    # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
     part = limits.share(params["handoff_share"]) if handoff else limits
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
@@ -143,8 +169,7 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
         if handoff:
             if part.deadline.passed() or params["handoff_share"] == 0:
                 job.say("info", f"{search.name}: skipped (the learned part's share of the time is spent)")
-                result = result or SearchResult(Status.GAVE_UP)
-                break
+                return result or SearchResult(Status.GAVE_UP)
             if result is not None:  # the learned fallback, until it stalls or its share is spent
                 kwargs["stall"] = params["handoff_stall"]
         began = time.perf_counter()
@@ -158,17 +183,17 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
         _say_result(job, search.name, result, search.counts, began)
         if result.status is not Status.GAVE_UP:
             break
-    found_by = "learned"
-    if handoff and result.status is Status.GAVE_UP:
-        from up_gnnplan.search.lama import lama_first
+    return result
 
-        began, found_by = time.perf_counter(), "lama-first"
-        result = lama_first(task, limits)
-        _say_result(job, "lama-first", result, "expansions", began, "(the time left handed over)")
-    job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
-    if result.solved:
-        job.metrics["found_by"] = found_by
-    return Outcome(result.status, task=task, result=result)
+
+def _hand_off(job: Job, task):
+    """Hand the time left to LAMA-first (:mod:`up_gnnplan.search.lama`); return its result."""
+    from up_gnnplan.search.lama import lama_first
+
+    began = time.perf_counter()
+    result = lama_first(task, job.limits)
+    _say_result(job, "lama-first", result, "expansions", began, "(the time left handed over)")
+    return result
 
 
 def _say_result(job: Job, name: str, result, counts: str, began: float, note: str = "") -> None:
