@@ -87,3 +87,27 @@ def test_expansion_stops_at_the_memory_limit_while_it_runs_and_reports_progress(
                       limits=Limits(memory_mb=0), phase=lines.append)
     assert len(labelled) > 256
     assert any("states so far" in line and "/s" in line and "resident memory" in line for line in lines), lines[:3]
+
+
+def test_the_final_record_is_planned_at_what_its_figures_cost():
+    """An action head's record values each state twice (its choice, then V*): the time kept back for it,
+    and the states it is taken on within the time left, count both (a sokoban ``learn`` run's record,
+    planned as one evaluation a state, ran 91 s past its training time)."""
+    from up_gnnplan.training.budget import Budget
+
+    budget = Budget(100.0, time.perf_counter())
+    budget.timed_evaluation(1.0, 1000)  # 1 ms a state
+    one = (budget.final_reserve(2000), budget.affordable_states())
+    budget.record_cost = 2.0
+    two = (budget.final_reserve(2000), budget.affordable_states())
+    assert two[0] - budget.write - 0.15 == pytest.approx(2 * (one[0] - budget.write - 0.15))
+    assert two[1] == pytest.approx(one[1] / 2, rel=0.01)
+
+
+def test_train_with_an_action_and_a_value_head_ends_within_max_seconds(blocks_dataset, tmp_path):
+    began = time.perf_counter()
+    result = gnnplan("train", blocks_dataset, "-o", tmp_path / "m.pt", "--timeout", 3, "--patience", 1000,
+                     "--head", "logits+value")
+    seconds = time.perf_counter() - began
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert seconds < 3 + 0.5, result.output

@@ -43,6 +43,9 @@ class Budget:
         self.guess = 0.0  # the same, guessed from the optimisation steps until it is measured
         self.judge = 0.0  # seconds of the last judge of the validation problems
         self.write = 0.05  # seconds to write the training state or the checkpoint (the longest seen)
+        # How many times an epoch's evaluation of a state the final record's figures cost (the objective's
+        # ``record_cost``: an action head's record values its states with the value head too).
+        self.record_cost = 1.0
 
     def elapsed(self) -> float:
         return self.deadline.elapsed()
@@ -69,7 +72,7 @@ class Budget:
 
     def final_reserve(self, states: int) -> float:
         """Seconds to keep back for the final record on up to ``states`` states and the checkpoint."""
-        record = min(SAFETY * self.state_seconds() * states, FINAL_SHARE * self.seconds)
+        record = min(SAFETY * self.state_seconds() * self.record_cost * states, FINAL_SHARE * self.seconds)
         return record + self.write + MARGIN
 
     def room_for_epoch(self, monitor: int, final_states: int) -> bool:
@@ -87,7 +90,7 @@ class Budget:
     def affordable_states(self, reserve: float = 0.0) -> int | None:
         """How many states the time left (less ``reserve`` and writing) lets the final record value;
         None when unmeasured."""
-        per_state = self.state_seconds()
+        per_state = self.state_seconds() * self.record_cost
         if per_state <= 0:
             return None
         left = self.remaining() - reserve - self.write - MARGIN

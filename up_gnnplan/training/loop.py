@@ -153,6 +153,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     # The budget counts from the command's start, over all sessions.
     run.start = (time.perf_counter() if started is None else started) - progress.seconds
     run.budget = Budget(config.max_seconds, run.start)
+    run.budget.record_cost = objective.record_cost
     if not progress.epoch and run.budget.deadline.passed():
         from up_gnnplan.limits import TimeLimitReached
 
