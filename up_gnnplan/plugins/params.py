@@ -118,6 +118,10 @@ PARAMS = {
                       "One successor per class of symmetric actions (actions that differ by interchangeable objects, "
                       "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
                       "fewer states to value."),
+    "deferred": Param(False, _flag, "True or False",
+                      "GBFS on V (gbfs, dual-gbfs, mode auto's fallback for a value model): value a state when it is "
+                      "expanded, its children queued at its value and ordered by the action head where the model has "
+                      "one (LAMA's lazy search): one forward pass per expansion instead of one per successor."),
     "threads": Param(1, _integer(1), "an integer >= 1", "onnxruntime intra-op threads."),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)",
                        "Limit on the resident memory in MB [default: half the machine's RAM, within what is free; "

@@ -177,6 +177,17 @@ class OnnxValueFunction:
         """Return one value per state, all in one session call (searches chunk: runtime.chunks)."""
         return self.run(self.prepare(inputs))
 
+    def value_and_scores(self, state: StateInput, actions: ActionInput) -> tuple[float, np.ndarray]:
+        """Return V of ``state`` and the preference of each action of ``actions`` (as :meth:`scorer`), in
+        one session call for a model with both heads (deferred GBFS values a state as it expands it)."""
+        if not (self.has_value and self.has_actions) or len(actions) > MAX_ACTIONS_PER_CALL or not len(actions):
+            return float(self([state])[0]), (self.scorer(state, actions) if self.has_actions else
+                                              np.zeros(len(actions)))
+        action_feed, order = encode_actions(self.actions, [actions], [state.num_objects])
+        value, scores = self.session.run(["value", "scores"], {**self._state_feed([state]), **action_feed})
+        scores = scores[order].astype(np.float64)
+        return float(value[0]), (scores if self.action_kind == "logits" else -scores)
+
     def scorer(self, state: StateInput, actions: ActionInput) -> np.ndarray:
         """Return the preference of each action of ``actions`` in ``state`` (higher is better).
 

@@ -332,8 +332,8 @@ def _search(name: str, head: str, options: tuple[str, ...], help: str, counts: s
 _SEARCH_MODES = [
     _search("policy", VALUE, ("max_steps", "symmetry"),
             "the greedy policy of V: the unvisited successor of lowest value", counts="steps"),
-    _search("gbfs", VALUE, ("symmetry",), "greedy best-first search on V with duplicate detection"),
-    _search("dual-gbfs", VALUE, ("symmetry",), "GBFS alternating between V and the FF heuristic"),
+    _search("gbfs", VALUE, ("symmetry", "deferred"), "greedy best-first search on V with duplicate detection"),
+    _search("dual-gbfs", VALUE, ("symmetry", "deferred"), "GBFS alternating between V and the FF heuristic"),
     _search("action-policy", ACTIONS, ("max_steps",),
             "the greedy policy of an action head: the best-scored action with an unvisited successor", counts="steps"),
     _search("policy-best-first", ACTIONS, ("symmetry",), "best-first search on the action head's log-probabilities"),
