@@ -64,15 +64,32 @@ def test_a_model_with_both_heads_values_and_scores_in_one_pass(tmp_path):
     assert_valid_up_plan(task, result)
 
 
-def test_the_engine_takes_deferred_for_the_gbfs_modes_only():
+def test_the_engine_defers_where_the_model_has_an_action_head(tmp_path):
+    """``deferred=auto`` (the default): deferred with the shipped Blocksworld model (both heads: one state
+    valued per expansion), eager with the value-only model of the bundled example; True/False force it;
+    modes without GBFS refuse the param."""
     from unified_planning.exceptions import UPUsageError
 
     from up_gnnplan.data import example
+    from up_gnnplan.datasets.generators import generate
     from up_gnnplan.plugins.engine import GnnplanEngine
-    from up_gnnplan.problems.loading import load_pddl
+    from up_gnnplan.problems import Task
 
-    problem = load_pddl(example("blocksworld", "domain.pddl"), example("blocksworld", "p04.pddl"))
-    result = GnnplanEngine(mode="dual-gbfs", deferred=True).solve(problem, timeout=60)
-    assert result.status == UPStatus.SOLVED_SATISFICING
+    both = Task.from_files(tmp_path / "domain.pddl", generate("blocksworld", tmp_path, count=1, seed=3, blocks=12)[0])
+    value_only = Task.from_files(example("blocksworld", "domain.pddl"), example("blocksworld", "p04.pddl"))
+
+    def counts(task, **params):
+        result = GnnplanEngine(mode="dual-gbfs", **params).solve_task(task, timeout=60)
+        assert result.status == UPStatus.SOLVED_SATISFICING, [m.message for m in result.log_messages]
+        return int(result.metrics["expanded"]), int(result.metrics["evaluated"])
+
+    expanded, evaluated = counts(both)
+    assert evaluated == expanded
+    expanded, evaluated = counts(both, deferred=False)
+    assert evaluated > expanded
+    expanded, evaluated = counts(value_only)
+    assert evaluated > expanded
+    expanded, evaluated = counts(value_only, deferred="true")
+    assert evaluated == expanded
     with pytest.raises(UPUsageError, match="'deferred'"):
         GnnplanEngine(mode="action-policy", deferred=True)

@@ -99,7 +99,7 @@ def engine_params(ctx: click.Context) -> dict:
 @engine_option("--seed-fallback/--no-seed-fallback", param="seed_fallback")
 @engine_option("--action-elimination/--no-action-elimination", param="action_elimination")
 @engine_option("--symmetry/--no-symmetry", param="symmetry")
-@engine_option("--deferred/--eager", param="deferred")
+@engine_option("--deferred", param="deferred", type=click.Choice(["auto", "true", "false"]))
 @click.option("--plan-file", type=click.Path(dir_okay=False),
               help="Write the plan here instead of to standard output.")
 @grounding_options(modes=True)

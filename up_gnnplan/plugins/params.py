@@ -68,6 +68,13 @@ def _flag(value) -> bool:
     raise ValueError
 
 
+def _auto_flag(value) -> str | bool:
+    """Accept ``auto`` (or None) and what :func:`_flag` accepts."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+        return "auto"
+    return _flag(value)
+
+
 def _choice(options) -> Callable[[Any], str]:
     def convert(value):
         if value not in options:
@@ -118,10 +125,12 @@ PARAMS = {
                       "One successor per class of symmetric actions (actions that differ by interchangeable objects, "
                       "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
                       "fewer states to value."),
-    "deferred": Param(False, _flag, "True or False",
-                      "GBFS on V (gbfs, dual-gbfs, mode auto's fallback for a value model): value a state when it is "
-                      "expanded, its children queued at its value and ordered by the action head where the model has "
-                      "one (LAMA's lazy search): one forward pass per expansion instead of one per successor."),
+    "deferred": Param("auto", _auto_flag, "auto, True or False",
+                      "GBFS on V (gbfs, dual-gbfs, mode auto's fallback for a model with a value head): value a state "
+                      "when it is expanded, its children queued at its value and ordered by the action head (LAMA's "
+                      "lazy search with preferred operators): one forward pass per expansion instead of one per "
+                      "successor. auto: deferred for a model with an action head too, else eager (without one, the "
+                      "children of a state would have no order)."),
     "threads": Param(1, _integer(1), "an integer >= 1", "onnxruntime intra-op threads."),
     "memory_mb": Param(None, _integer(0), "an integer number of MB (0: no limit)",
                        "Limit on the resident memory in MB [default: half the machine's RAM, within what is free; "

@@ -162,6 +162,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
     part = limits.share(params["handoff_share"]) if handoff else limits
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
+        if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
+            kwargs["deferred"] = model.has_actions
         if "max_steps" in kwargs and mode.takes("astray_factor") and params["astray_factor"]:
             kwargs["max_steps"] = _astray_steps(task, params, limits, job.say)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
