@@ -11,7 +11,10 @@ runs the three engines on the same tasks, one task at a time, 60 s each, every p
 - ``fast-downward``: LAMA-first (up-fast-downward);
 - ``wl-goose``: the WL-GOOSE peer with its model of the domain (``results/goose/models/``).
 
-``table`` writes ``table.md`` and ``table.json`` under ``results/tiers/``: per domain and tier,
+``run --lama-only`` runs LAMA-first alone into ``TIER/DOMAIN-lama/`` (the runs before LAMA-first ran
+on the files: through UP's engine, UP's PDDL writer took much of its time), and ``table`` takes
+LAMA-first's rows from there where they are. ``table`` writes ``table.md`` and ``table.json`` under
+``results/tiers/``: per domain and tier,
 each engine's coverage, how many of gnnplan's plans its learned part found, the mean plan cost on
 the tasks all three solved, and each failure's cause read from the engines' messages.
 
@@ -58,10 +61,10 @@ def run_tiers(args) -> None:
     for tier, domain, _ in INSTANCES:
         if args.domains and domain not in args.domains or args.tier and tier != args.tier:
             continue
-        target = OUT / tier / domain
+        target = OUT / tier / (f"{domain}-lama" if args.lama_only else domain)
         goose = GOOSE_MODELS / f"{domain}.json"
-        engines = ["--engine", "gnnplan", "--engine", "fast-downward"]
-        if goose.is_file():
+        engines = ["--engine", "fast-downward"] if args.lama_only else ["--engine", "gnnplan", "--engine", "fast-downward"]
+        if goose.is_file() and not args.lama_only:
             engines += ["--register", "benchmarks.goose.engine", "--engine", "wl-goose",
                         "--engine-param", f"wl-goose:model={goose}"]
         run(["gnnplan", "compare", "--suite", _folder(tier, domain), *engines, "--timeout", args.timeout,
@@ -70,10 +73,14 @@ def run_tiers(args) -> None:
 
 
 def _rows(tier: str, domain: str) -> list[dict]:
+    """The rows of a domain and tier, LAMA-first's from its own run on the files where there is one."""
     from up_gnnplan.compare import read_results
 
-    path = OUT / tier / domain / "results.jsonl"
-    return read_results(path) if path.is_file() else []
+    path, lama = OUT / tier / domain / "results.jsonl", OUT / tier / f"{domain}-lama" / "results.jsonl"
+    rows = read_results(path) if path.is_file() else []
+    if lama.is_file():
+        rows = [r for r in rows if r["engine"] != "fast-downward"] + read_results(lama)
+    return rows
 
 
 def _engine(row: dict) -> str:
@@ -127,6 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--count", type=int, default=2, help="tasks per domain and tier")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--memory-mb", type=int, default=4000)
+    parser.add_argument("--lama-only", action="store_true", help="run: LAMA-first alone, into TIER/DOMAIN-lama")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     {"generate": generate, "run": run_tiers, "table": summary}[args.stage](args)
