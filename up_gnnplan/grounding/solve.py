@@ -107,10 +107,10 @@ def lama_first(problem, limits):
     if result.status is SearchStatus.SOLVED:
         return PlanGenerationResult(Status.SOLVED_SATISFICING, task.to_up_plan(result.actions), "lama-first",
                                     {"plan_cost": f"{result.cost:g}"})
-    from up_gnnplan.plugins.engine import plan_status
-
+    status = {SearchStatus.UNSOLVABLE: Status.UNSOLVABLE_PROVEN, SearchStatus.GAVE_UP: Status.UNSOLVABLE_INCOMPLETELY,
+              SearchStatus.TIMEOUT: Status.TIMEOUT, SearchStatus.MEMOUT: Status.MEMOUT}[result.status]
     level = LogLevel.INFO if result.status in (SearchStatus.TIMEOUT, SearchStatus.UNSOLVABLE) else LogLevel.WARNING
-    return PlanGenerationResult(plan_status(result.status), None, "lama-first",
+    return PlanGenerationResult(status, None, "lama-first",
                                 log_messages=[LogMessage(level, result.message)])
 
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
+from up_gnnplan.search.action_policy import SCORE_CHUNK, _score
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
                                       seed_path, seeded_note, stopped)
 from up_gnnplan.search.ff import FFHeuristic
@@ -152,7 +153,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                 children = Successors(state, actions=symmetric.representatives(state, children.actions, limits.check))
             if deferred:
                 value, preference = _value_here(value_fn, inputs, rows, evaluate, state, children.actions,
-                                                deferred_values.pop(state_key, None), f"expansion {expanded}")
+                                                deferred_values.pop(state_key, None), f"expansion {expanded}", limits)
                 evaluated += 1
                 _push_deferred(children, state_key, value, preference, h, parents, key, queues, tie, limits, what)
                 continue
@@ -177,13 +178,18 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                         exhausted(len(parents), symmetric, note))
 
 
-def _value_here(value_fn, inputs, rows, evaluate, state, actions, known, where: str):
+def _value_here(value_fn, inputs, rows, evaluate, state, actions, known, where: str, limits: Limits):
     """Deferred: return the learned value of ``state`` (``known`` if given) and the negated
     log-probabilities of ``actions`` under the action head (zeros for a model without one: the
-    children keep the order they were made in)."""
-    if rows is None:
+    children keep the order they were made in). Both come from one session call, or, for more
+    actions than one call scores, in parts with the limits checked between them."""
+    if rows is None or len(actions) > SCORE_CHUNK:
         value = known if known is not None else float(evaluate([state], inputs, f"the state of {where}")[0])
-        return value, np.zeros(len(actions))
+        if rows is None:
+            return value, np.zeros(len(actions))
+        scores = _score(value_fn.scorer, inputs, rows, state, actions, limits, where)
+        shifted = scores - scores.max()
+        return value, -(shifted - np.log(np.exp(shifted).sum()))
     schema, args = rows(actions)
     value, scores = value_fn.value_and_scores(inputs([state])[0], ActionInput(schema, args))
     shifted = scores - scores.max() if len(scores) else scores
