@@ -195,6 +195,7 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
     from unified_planning.shortcuts import OneshotPlanner
 
     from up_gnnplan.problems.loading import load_pddl
+    from up_gnnplan.search.lama import fast_downward_installed
 
     for module in register:
         importlib.import_module(module)
@@ -215,7 +216,7 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
             result = engine.solve_task(mimir, timeout=task.timeout)
             seconds = time.perf_counter() - start
             problem = None if mimir.from_files_only else mimir.up_problem
-        elif name == LAMA_FIRST and not params and _fast_downward_driver():
+        elif name == LAMA_FIRST and not params and fast_downward_installed():
             result, problem, seconds = _lama_first_on_files(task, memory_mb, phase)
         else:
             problem = load_pddl(task.domain_file, task.problem_file)
@@ -239,12 +240,6 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
     fields.update(plan_length=len(getattr(result.plan, "actions", [])), valid=valid, validation_note=note,
                   plan_cost=cost if cost is not None else _number(metrics.get("plan_cost")))
     return fields
-
-
-def _fast_downward_driver() -> bool:
-    from up_gnnplan.search.lama import fast_downward_installed
-
-    return fast_downward_installed()
 
 
 def _lama_first_on_files(task: Task, memory_mb: int | None, phase):
