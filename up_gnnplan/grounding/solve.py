@@ -99,7 +99,7 @@ def lama_first(problem, limits):
     under ``limits`` (:class:`~up_gnnplan.limits.Limits`): its plan as a UP plan, checked by
     replaying it on pymimir (:func:`up_gnnplan.search.lama.lama_first` maps it to ground actions)."""
     from up_gnnplan.problems import Task
-    from up_gnnplan.search.common import Status as SearchStatus
+    from up_gnnplan.search.common import Status as SearchStatus, up_status
     from up_gnnplan.search.lama import lama_first as run
 
     task = Task(problem, check=limits.check)
@@ -107,10 +107,8 @@ def lama_first(problem, limits):
     if result.status is SearchStatus.SOLVED:
         return PlanGenerationResult(Status.SOLVED_SATISFICING, task.to_up_plan(result.actions), "lama-first",
                                     {"plan_cost": f"{result.cost:g}"})
-    status = {SearchStatus.UNSOLVABLE: Status.UNSOLVABLE_PROVEN, SearchStatus.GAVE_UP: Status.UNSOLVABLE_INCOMPLETELY,
-              SearchStatus.TIMEOUT: Status.TIMEOUT, SearchStatus.MEMOUT: Status.MEMOUT}[result.status]
     level = LogLevel.INFO if result.status in (SearchStatus.TIMEOUT, SearchStatus.UNSOLVABLE) else LogLevel.WARNING
-    return PlanGenerationResult(status, None, "lama-first",
+    return PlanGenerationResult(up_status(result.status), None, "lama-first",
                                 log_messages=[LogMessage(level, result.message)])
 
 

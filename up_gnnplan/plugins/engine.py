@@ -49,7 +49,7 @@ def plan_status(outcome) -> PlanGenerationResultStatus:
     from up_gnnplan.errors import GnnplanError, InternalError
     from up_gnnplan.limits import LimitReached, MemoryLimitReached
     from up_gnnplan.runtime.providers import RuntimeSetupError
-    from up_gnnplan.search import Status
+    from up_gnnplan.search.common import up_status
 
     if isinstance(outcome, PlanGenerationResultStatus):
         return outcome
@@ -62,13 +62,7 @@ def plan_status(outcome) -> PlanGenerationResultStatus:
         return PlanGenerationResultStatus.INTERNAL_ERROR
     if isinstance(outcome, GnnplanError):
         return PlanGenerationResultStatus.UNSUPPORTED_PROBLEM
-    return {
-        Status.SOLVED: PlanGenerationResultStatus.SOLVED_SATISFICING,
-        Status.UNSOLVABLE: PlanGenerationResultStatus.UNSOLVABLE_PROVEN,
-        Status.GAVE_UP: PlanGenerationResultStatus.UNSOLVABLE_INCOMPLETELY,
-        Status.TIMEOUT: PlanGenerationResultStatus.TIMEOUT,
-        Status.MEMOUT: PlanGenerationResultStatus.MEMOUT,
-    }[outcome]
+    return up_status(outcome)
 
 
 class GnnplanEngine(Engine, OneshotPlannerMixin):

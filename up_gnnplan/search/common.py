@@ -9,6 +9,14 @@ from up_gnnplan.encodings.base import StateInput
 from up_gnnplan.limits import Deadline, Limits, LimitReached, MemoryLimitReached  # noqa: F401  (Deadline re-exported)
 
 
+def up_status(status: "Status"):
+    """Return UP's ``PlanGenerationResultStatus`` of a search's ``status``."""
+    from unified_planning.engines import PlanGenerationResultStatus as UP
+
+    return {Status.SOLVED: UP.SOLVED_SATISFICING, Status.UNSOLVABLE: UP.UNSOLVABLE_PROVEN,
+            Status.GAVE_UP: UP.UNSOLVABLE_INCOMPLETELY, Status.TIMEOUT: UP.TIMEOUT, Status.MEMOUT: UP.MEMOUT}[status]
+
+
 class Status(str, enum.Enum):
     """How a search ended; says honestly what happened."""
 

@@ -37,13 +37,13 @@ import itertools
 
 import numpy as np
 
+from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
-from up_gnnplan.search.action_policy import SCORE_CHUNK, _score
+from up_gnnplan.search.action_policy import SCORE_CHUNK, _log_softmax, _score
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
                                       seed_path, seeded_note, stopped)
 from up_gnnplan.search.ff import FFHeuristic
-from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
 from up_gnnplan.states.successors import Successors, is_goal
@@ -183,17 +183,14 @@ def _value_here(value_fn, inputs, rows, evaluate, state, actions, known, where: 
     log-probabilities of ``actions`` under the action head (zeros for a model without one: the
     children keep the order they were made in). Both come from one session call, or, for more
     actions than one call scores, in parts with the limits checked between them."""
-    if rows is None or len(actions) > SCORE_CHUNK:
+    if rows is None or not len(actions) or len(actions) > SCORE_CHUNK:
         value = known if known is not None else float(evaluate([state], inputs, f"the state of {where}")[0])
-        if rows is None:
+        if rows is None or not len(actions):
             return value, np.zeros(len(actions))
-        scores = _score(value_fn.scorer, inputs, rows, state, actions, limits, where)
-        shifted = scores - scores.max()
-        return value, -(shifted - np.log(np.exp(shifted).sum()))
+        return value, -_log_softmax(_score(value_fn.scorer, inputs, rows, state, actions, limits, where))
     schema, args = rows(actions)
     value, scores = value_fn.value_and_scores(inputs([state])[0], ActionInput(schema, args))
-    shifted = scores - scores.max() if len(scores) else scores
-    return (known if known is not None else value), -(shifted - np.log(np.exp(shifted).sum()))
+    return (known if known is not None else value), -_log_softmax(scores)
 
 
 def _push_deferred(children, state_key, value, preference, h, parents, key, queues, tie, limits, what: str) -> None:
