@@ -97,6 +97,25 @@ def test_typed_domain_with_constants_case_and_comments(tmp_path):
     assert [o.name for o in files.objects] == files.object_names  # UP's objects, read when asked for
 
 
+def test_ground_action_by_name_is_the_applicable_action_or_none(tmp_path):
+    """Plans read back by name (Fast Downward's, a compare row's) are built in one lookup, in any case;
+    an action whose existential precondition pymimir made into extra parameters is found among the
+    applicable ones; what is not applicable, or not in the task, is None."""
+    for task in both(*write(tmp_path, DOMAIN, PROBLEM)):
+        state = task.initial_state()
+        applicable = {line: action for line, action in
+                      zip(task.plan_lines(state.generate_applicable_actions()), state.generate_applicable_actions())}
+        drive = task.ground_action(state, "DRIVE", ["T1", "Home", "FAR"])
+        assert drive is not None and drive.get_index() == applicable["(drive t1 home far)"].get_index()
+        load = task.ground_action(state, "load", ["c1", "t1", "home"])  # pymimir's arity 4: ?d is the 4th
+        assert load is not None and task.plan_lines([load]) == ["(load c1 t1 home)"]
+        assert task.ground_action(state, "drive", ["t1", "far", "home"]) is None  # t1 is not at far
+        assert task.ground_action(state, "drive", ["c1", "home", "far"]) is None  # c1 is no truck
+        assert task.ground_action(state, "fly", ["t1"]) is None and task.ground_action(state, "drive", ["x"]) is None
+        state = drive.apply(state)
+        assert task.ground_action(state, "drive", ["t1", "far", "home"]) is not None
+
+
 def test_predicate_named_like_a_type(tmp_path):
     """UP's reader refuses a predicate named like a type; pymimir reads it, beside its own type predicate."""
     domain, problem = write(tmp_path, DOMAIN.replace("vehicle", "truck"), PROBLEM.replace("vehicle", "truck"))

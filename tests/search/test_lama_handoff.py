@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,12 +55,14 @@ def test_the_learned_part_keeps_what_it_finds(blocks):
     assert not any(m.startswith("lama-first") for m in messages(result))
 
 
-def fast_downward_processes() -> list[int]:
-    """The processes working in a hand-off's temporary folder (Fast Downward's driver, translator, search)."""
+def fast_downward_processes(under) -> list[int]:
+    """The processes working in a hand-off's temporary folder under ``under`` (Fast Downward's driver,
+    translator, search; not those of other runs on the machine)."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if "gnnplan-lama-" in os.readlink(f"/proc/{pid}/cwd"):
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            if cwd.startswith(str(under)) and "gnnplan-lama-" in cwd:
                 found.append(int(pid))
         except OSError:
             continue
@@ -68,10 +71,12 @@ def fast_downward_processes() -> list[int]:
 
 @needs_fd
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_the_time_limit_holds_with_the_hand_off(tmp_path):
+def test_the_time_limit_holds_with_the_hand_off(tmp_path, monkeypatch):
     """LAMA-first on a Sokoban it does not solve in a few seconds is stopped at the solve's deadline,
     its process group with it."""
     from up_gnnplan.datasets.generators import generate
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # its folder, told from other runs' by where it is
 
     (problem_file,) = generate("sokoban", tmp_path, count=1, seed=0, grid_size=20, boxes=8)
     problem = load_pddl(tmp_path / "domain.pddl", problem_file)
@@ -83,7 +88,7 @@ def test_the_time_limit_holds_with_the_hand_off(tmp_path):
     assert seconds < 6 + 0.5, messages(result)
     if result.status == Status.TIMEOUT:
         assert any(m.startswith("lama-first: timeout") for m in messages(result)), messages(result)
-    assert fast_downward_processes() == []
+    assert fast_downward_processes(tmp_path) == []
 
 
 @needs_fd

@@ -148,8 +148,8 @@ def _replay(plan) -> tuple[bool, str | None, float | None]:
     task = MimirTask.from_files(files.domain, files.problem)
 
     def ground_action(state, line):
-        applicable = state.generate_applicable_actions()
-        return dict(zip(task.plan_lines(applicable), applicable)).get(line)
+        name, *args = line.strip("()").split()
+        return task.ground_action(state, name, args)
 
     return _replay_steps(task, None, plan.actions, ground_action)
 

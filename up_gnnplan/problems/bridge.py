@@ -376,6 +376,34 @@ class Task:
 
         return SequentialPlan([self.to_up_action(a) for a in ground_actions], self.up_problem.environment)
 
+    def ground_action(self, state, name: str, args) -> object | None:
+        """Return the ground action ``(name args...)`` of pymimir's PDDL names (any case) if it is
+        applicable in ``state``, else None.
+
+        It is built directly (one lookup, where scanning the applicable actions of a Satellite
+        state of 40 satellites took 8 ms a step). pymimir gives an action with an existential
+        precondition its quantified variables as extra parameters, which a plan does not name:
+        there the first applicable action whose leading objects match is taken (the effects cannot
+        depend on the others).
+        """
+        if not hasattr(self, "_schema_named"):
+            self._schema_named = {a.get_name().lower(): a for a in self.mimir_domain.get_actions()}
+            self._object_named = {o.get_name().lower(): o for o in
+                                  self.mimir_problem.get_objects() + self.mimir_domain.get_constants()}
+        name, args = name.lower(), [arg.lower() for arg in args]
+        schema = self._schema_named.get(name)
+        objects = [self._object_named.get(arg) for arg in args]
+        if schema is None or None in objects:
+            return None
+        if schema.get_arity() == len(args):
+            action = self.mimir_problem.new_ground_action(schema, objects)
+            return action if action.is_applicable(state) else None
+        for action in state.generate_applicable_actions():
+            if action.get_action().get_name().lower() == name and \
+                    [o.get_name().lower() for o in action.get_objects()[:len(args)]] == args:
+                return action
+        return None
+
     def find_ground_action(self, state, action_instance):
         """Return the applicable pymimir action of ``state`` that ``action_instance`` denotes."""
         wanted = (action_instance.action.name, tuple(p.object() for p in action_instance.actual_parameters))

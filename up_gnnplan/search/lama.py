@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError, InternalError
-from up_gnnplan.limits import GENERATING, LimitReached, Limits, MemoryLimitReached, TimeLimitReached
+from up_gnnplan.limits import LimitReached, Limits, MemoryLimitReached, TimeLimitReached
 from up_gnnplan.search.common import SearchResult, Status, stopped
 
 NO_FAST_DOWNWARD = ("fallback 'model+lama' hands the time left to LAMA-first (Fast Downward through up-fast-downward), "
@@ -206,23 +206,14 @@ def _read_plan(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits, name: str) -> tuple[list, float]:
-    """Return the pymimir ground actions of ``steps`` replayed from the initial state, and their cost.
-
-    pymimir gives an action with an existential precondition its quantified variables as extra
-    parameters, which Fast Downward's plan does not name: the first applicable action whose
-    leading objects match is taken (the effects cannot depend on the others).
-    """
-    generate = limits.uninterruptible(GENERATING)
+    """Return the pymimir ground actions of ``steps`` replayed from the initial state, and their cost."""
     state, actions, cost = task.initial_state(), [], 0.0
-    for number, (name, args) in enumerate(steps, start=1):
+    for number, (action_name, args) in enumerate(steps, start=1):
         limits.check(f"while reading {name}'s plan (step {number} of {len(steps)})")
-        where = f"step {number} of {name}'s plan"
-        for action in generate(state.generate_applicable_actions, where):
-            if action.get_action().get_name().lower() == name and \
-                    [o.get_name().lower() for o in action.get_objects()[:len(args)]] == args:
-                break
-        else:
-            raise InternalError(f"internal error: {where}, ({name} {' '.join(args)}), is not applicable in the task")
+        action = task.ground_action(state, action_name, args)
+        if action is None:
+            raise InternalError(f"internal error: step {number} of {name}'s plan, ({action_name} {' '.join(args)}), "
+                                f"is not applicable in the task")
         state, step_cost = action.apply(state, return_cost=True)
         actions.append(action)
         cost += step_cost
