@@ -37,3 +37,34 @@ def test_a_share_too_short_is_a_timeout_not_a_failure(tmp_path):
     problem = generate("gripper", tmp_path, count=1, seed=0, balls=40)[0]
     status, plan = fast_downward_plan(load_task(tmp_path / "domain.pddl", problem), 1.0)
     assert (status, plan) == ("timeout", None)
+
+
+@needs_fd
+def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
+    """Gripper of 40 balls: no optimal plan in the share; LAMA-first's plan labels its states with its
+    suffix costs (label satisficing-plan), and each plan state's plan action is an optimal target."""
+    import numpy as np
+
+    from up_gnnplan.datasets.store import LABELS, Dataset
+    from up_gnnplan.learn.labels import label_one
+    from up_gnnplan.training.config import TrainConfig
+    from up_gnnplan.training.objectives import ActionObjective
+
+    problem = generate("gripper", tmp_path, count=1, seed=0, balls=40)[0]
+    output = tmp_path / "labels.npz"
+    domain = str(tmp_path / "domain.pddl")
+    summary = label_one(domain, str(problem), 12.0, 2000, str(output), "satisficing")
+    assert summary["status"] == "satisficing-plan", summary
+    assert summary["plan_length"] >= 119  # 40 balls: at least pick, move, drop each... (V* is 119)
+    data = Dataset.load(output)
+    assert data.problems[0].method == "satisficing-plan"
+    assert set(data.label.tolist()) == {LABELS.index("satisficing-plan")}
+    steps = data.steps[:summary["plan_length"] + 1]  # the plan's states first, in order
+    assert steps.tolist() == list(range(summary["plan_length"], -1, -1))
+    assert np.all(np.diff(data.value[:summary["plan_length"] + 1]) < 0)
+    objective = ActionObjective(TrainConfig(head="logits"), "logits", False, data)
+    kept = objective.select(data, np.arange(len(data.value)))
+    assert len(kept) >= summary["plan_length"]  # every state before the goal has its plan action as a target
+
+    refused = label_one(domain, str(problem), 12.0, 2000, str(tmp_path / "none.npz"), "optimal")
+    assert refused["status"] == "too-large" and not (tmp_path / "none.npz").exists()

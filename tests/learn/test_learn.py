@@ -126,7 +126,9 @@ def test_work_folder_of_another_run_is_refused(tmp_path):
     output = tmp_path / "m.onnx"
     work = output.with_name(output.name + ".learn")
     work.mkdir()
-    for fmt, words in ((2, "holds a run of other problems"), (1, "an older gnnplan learn")):
+    from up_gnnplan.learn.run import RUN_FORMAT
+
+    for fmt, words in ((RUN_FORMAT, "holds a run of other problems"), (1, "an older gnnplan learn")):
         (work / "run.json").write_text(json.dumps({"format": fmt, "key": {"domain": "elsewhere", "problems": [],
                                                                           "seed": 0}}))
         result = CliRunner().invoke(main, ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"),
@@ -145,10 +147,11 @@ def test_run_key_names_files_by_content_not_path(tmp_path):
     domain = tmp_path / "a" / "domain.pddl"
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     moved = [tmp_path / "b" / p.name for p in problems]
-    assert _run_key(domain, problems, 0) == _run_key(tmp_path / "b" / "domain.pddl", moved, 0)
-    assert _run_key(domain, problems, 0) != _run_key(domain, problems, 1)
+    assert _run_key(domain, problems, 0, "satisficing") == _run_key(tmp_path / "b" / "domain.pddl", moved, 0, "satisficing")
+    assert _run_key(domain, problems, 0, "satisficing") != _run_key(domain, problems, 1, "satisficing")
+    assert _run_key(domain, problems, 0, "satisficing") != _run_key(domain, problems, 0, "optimal")
     moved[0].write_text(moved[0].read_text().replace("(at-robby", "(at-robby ", 1) + "\n")
-    assert _run_key(domain, problems, 0) != _run_key(tmp_path / "b" / "domain.pddl", moved, 0)
+    assert _run_key(domain, problems, 0, "satisficing") != _run_key(tmp_path / "b" / "domain.pddl", moved, 0, "satisficing")
 
 
 def test_problems_too_large_to_label_are_refused(tmp_path):
@@ -156,7 +159,7 @@ def test_problems_too_large_to_label_are_refused(tmp_path):
     for seed in range(3):
         generate("blocksworld", tmp_path, count=1, seed=seed, blocks=40)
     start = time.perf_counter()
-    _refused([str(tmp_path / "domain.pddl"), str(tmp_path), "--timeout", "12"], tmp_path / "m.onnx",
+    _refused([str(tmp_path / "domain.pddl"), str(tmp_path), "--timeout", "12", "--labels", "optimal"], tmp_path / "m.onnx",
              "no training problem could be labelled within the budget")
     assert time.perf_counter() - start < 12 + 0.6
 

@@ -21,9 +21,12 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
 @click.option("--work-dir", type=click.Path(file_okay=False),
               help="Run folder; a stopped run continues from it.  [default: OUTPUT.learn next to the output]")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds training.")
+@click.option("--labels", type=click.Choice(["satisficing", "optimal"]), default="satisficing", show_default=True,
+              help="Where A* with LM-cut finds no optimal plan of a training problem in its share of the time: "
+                   "'satisficing' labels it by LAMA-first's plan (an upper bound on the cost to go), 'optimal' skips it.")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
-def learn(domain, problems, output, timeout, jobs, work_dir, seed, memory_mb):
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -42,7 +45,7 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, memory_mb):
     from up_gnnplan.learn import LearnOptions, learn as run
     from up_gnnplan.limits import command_start
 
-    options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, memory_mb=memory_mb,
+    options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels, memory_mb=memory_mb,
                            command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
     try:
         run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))

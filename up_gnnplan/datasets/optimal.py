@@ -172,6 +172,7 @@ def label_optimal(
     plan: list | None = None,
     deadline: float | None = None,
     limits: Limits | None = None,
+    satisficing: bool = False,
 ) -> LabelledStates:
     """Label the states of an optimal plan of ``task`` and, optionally, their successors.
 
@@ -184,8 +185,16 @@ def label_optimal(
     plan's search with :class:`~up_gnnplan.limits.MemoryLimitReached`, and the successors' searches
     with the rest of them left out (counted under "memory"). ``phase`` hears of the search and of the
     successors every few seconds (:mod:`~up_gnnplan.datasets.heartbeat`).
+    ``satisficing``: ``plan`` is not known to be optimal (``gnnplan learn`` asks LAMA-first where A*
+    with LM-cut found none in time): its states get its suffix costs, an upper bound on V* (label
+    ``satisficing-plan``), as do the successors a reordering of it reaches; no successor is searched
+    (an optimal cost-to-go beside an upper bound would call a better plan's first action worse),
+    and the other successors' actions are recorded as unknown.
     """
     phase = phase or (lambda text: None)
+    if satisficing and plan is None:
+        raise ValueError("a satisficing labelling needs the plan")
+    on_plan, off_plan = (3, 3) if satisficing else (1, 2)  # the LABELS of the plan's states and of the others
     limits = limits if limits is not None else Limits()
     h = _heuristic(task, heuristic)
     if plan is None:
@@ -210,14 +219,14 @@ def label_optimal(
     suffix = np.concatenate([np.cumsum(costs[::-1])[::-1], [0.0]])
     cost = float(suffix[0])
     seen = {s.get_index() for s in path}
-    rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), 1) for i, s in enumerate(path)]
+    rows = [(s, suffix[i], len(plan) - i, False, i == len(plan), on_plan) for i, s in enumerate(path)]
     for succ, value, steps in reordered_successors(task, path, plan, costs, suffix, deadline):
-        if succ.get_index() not in seen:  # exact V*, without a search
+        if succ.get_index() not in seen:  # exact V* (or the plan's bound), without a search
             seen.add(succ.get_index())
-            rows.append((succ, value, steps, False, steps == 0, 2))
+            rows.append((succ, value, steps, False, steps == 0, off_plan))
     left_out = {"time": 0, "expansion": 0}  # and "memory", when the memory limit stopped the labelling
     per_state = [None] * len(rows)  # the plan states' applicable actions, recorded once their successors are labelled
-    if include_successors:
+    if include_successors and not satisficing:
         pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
         bound = f"{successor_time_limit:g} s" + (f" and {successor_expansion_limit:,} expansions" if successor_expansion_limit else "")
         phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
@@ -252,6 +261,7 @@ def label_optimal(
                 left_out["expansion" if s_status == "expansion-limit" else "time"] += 1
             if progress is not None:
                 progress(done, len(pending))
+    if include_successors or satisficing:
         row_of = {r[0].get_index(): i for i, r in enumerate(rows)}
         for i, state in enumerate(path[:-1]):
             per_state[i] = [(action, cost, row_of.get(succ.get_index(), -1)) for action, succ, cost in successors(state)]

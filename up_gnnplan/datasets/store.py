@@ -13,7 +13,8 @@ P problems, T recorded transitions, w = max(1, largest arity), wa = the same for
 ``steps`` int32[S]            number of actions on that optimal path (-1 for dead ends)
 ``dead_end``, ``is_goal``     bool[S]
 ``label`` uint8[S]            how V* was obtained: 0 full state-space expansion, 1 suffix of an
-                              optimal plan, 2 optimal search from that state
+                              optimal plan, 2 optimal search from that state, 3 suffix of a
+                              satisficing plan (an upper bound on V*: ``gnnplan learn``)
 ``fluent_ptr`` int64[S+1]     CSR offsets into ``fluent_pred`` / ``fluent_args`` [A], [A, w]
 ``static_ptr`` int64[P+1]     per problem: static and type atoms (shared by all its states)
 ``goal_ptr`` int64[P+1]       per problem: positive goal atoms; ``neg_goal_ptr`` negative ones
@@ -59,7 +60,7 @@ ACTION_ARRAYS = ("has_actions", "action_ptr", "action_schema", "action_args", "a
 FORMAT = "up-gnnplan-dataset"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1: no recorded actions
-LABELS = ("expanded", "optimal-plan", "optimal-search")
+LABELS = ("expanded", "optimal-plan", "optimal-search", "satisficing-plan")
 
 
 def file_sha256(path: Path | None) -> str | None:

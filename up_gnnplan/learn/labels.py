@@ -14,6 +14,12 @@ In order of cost:
    all within the share); those a limit stops are left out, never guessed, so their actions are
    "unknown" to an action head rather than wrongly "not optimal".
 
+4. where no optimal plan is found in time (``labels="satisficing"``, the default of ``gnnplan
+   learn``), LAMA-first's plan, shortened by action elimination, in the time left: its states get
+   its suffix costs, an upper bound on V* (label ``satisficing-plan``), and its actions are their
+   states' targets; no successor is searched. A* with LM-cut gets :data:`OPTIMAL_SHARE` of the
+   problem's time then, so that LAMA-first has the rest.
+
 A problem whose plan is not found within its share is reported as ``too-large``; a proven
 unsolvable one as ``unsolvable``. The job writes its dataset itself (to a temporary name, then
 renamed), so that a run that is stopped keeps the problems it finished.
@@ -32,20 +38,24 @@ SUCCESSOR_EXPANSIONS = 5_000
 SUCCESSOR_SECONDS = 1.0
 # The plan search gets at most this share of the problem's time; the rest is for its successors.
 PLAN_SHARE = 0.8
+# With satisficing labels, A* with LM-cut gets this share of the problem's time; LAMA-first the rest.
+OPTIMAL_SHARE = 0.5
+LABELS = ("optimal", "satisficing")  # what gnnplan learn --labels takes
 
 
-def fast_downward_plan(task, seconds: float):
-    """Return (status, plan) from Fast Downward's A* with LM-cut within ``seconds`` and the default
-    memory limit (:func:`up_gnnplan.search.lama.fast_downward`: on the task's own PDDL, its plan
-    mapped to pymimir's ground actions): status ``solved`` with the actions, ``unsolvable``,
-    ``timeout``, or ``unavailable`` (no up-fast-downward, Fast Downward failed or ran out of memory)."""
+def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut"):
+    """Return (status, plan) from Fast Downward's ``alias`` (A* with LM-cut, or ``lama-first``) within
+    ``seconds`` and the default memory limit (:func:`up_gnnplan.search.lama.fast_downward`: on the
+    task's own PDDL, its plan mapped to pymimir's ground actions): status ``solved`` with the actions,
+    ``unsolvable``, ``timeout``, or ``unavailable`` (no up-fast-downward, Fast Downward failed or ran
+    out of memory)."""
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.limits import Limits
     from up_gnnplan.search.common import Status
     from up_gnnplan.search.lama import fast_downward
 
     try:
-        result = fast_downward(task, Limits(max(1.0, seconds)), "seq-opt-lmcut", missing="no up-fast-downward")
+        result = fast_downward(task, Limits(max(1.0, seconds)), alias, missing="no up-fast-downward")
     except GnnplanError:  # not installed, or an exit code that says Fast Downward failed: pymimir's A* instead
         return "unavailable", None
     if result.status is Status.SOLVED:
@@ -53,19 +63,19 @@ def fast_downward_plan(task, seconds: float):
     return {Status.UNSOLVABLE: "unsolvable", Status.TIMEOUT: "timeout"}.get(result.status, "unavailable"), None
 
 
-def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, phase=None) -> dict:
+def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, labels: str = "satisficing",
+              phase=None) -> dict:
     """Label ``problem`` within ``seconds``; write its dataset to ``output`` (``.npz``) and return a summary.
 
-    The summary: ``status`` (``expanded``, ``optimal-plan``, ``too-large``, ``unsolvable``),
-    ``states``, ``plan_length`` (V* steps of the initial state), ``seconds``, ``note``.
+    The summary: ``status`` (``expanded``, ``optimal-plan``, ``satisficing-plan``, ``too-large``,
+    ``unsolvable``), ``states``, ``plan_length`` (steps of the initial state's labelled plan),
+    ``seconds``, ``note``. ``labels``: ``optimal`` (no satisficing plans) or ``satisficing``.
     """
-    from up_gnnplan import __version__
-    from up_gnnplan.datasets.build import _domain_name
+    if labels not in LABELS:
+        raise ValueError(f"unknown labels {labels!r}; choose one of {', '.join(LABELS)}")
     from up_gnnplan.datasets.expansion import expand
     from up_gnnplan.datasets.optimal import label_optimal
-    from up_gnnplan.datasets.store import Dataset, ProblemRecord, file_sha256
     from up_gnnplan.problems import load_task
-    from up_gnnplan.states.atoms import StateAtoms
 
     start = time.perf_counter()
     deadline = start + seconds
@@ -78,9 +88,11 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
         return _summary("unsolvable", start, note="no goal state is reachable from the initial state")
     if labelled is None:
         left = deadline - time.perf_counter()
-        status, plan = fast_downward_plan(task, left * PLAN_SHARE)
+        status, plan = fast_downward_plan(task, left * (PLAN_SHARE if labels == "optimal" else OPTIMAL_SHARE))
         if status == "unsolvable":
             return _summary("unsolvable", start, note="proven unsolvable by Fast Downward")
+        if status == "timeout" and labels == "satisficing":
+            return _satisficing(task, domain, problem, start, deadline, seconds, output)
         if status == "timeout" or (status == "solved" and time.perf_counter() >= deadline):
             return _summary("too-large", start, note=f"no optimal plan within its share ({seconds:.0f} s)")
         try:
@@ -94,6 +106,34 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
                             note="proven unsolvable by A*" if proven else
                             f"no optimal plan within its share ({seconds:.0f} s)")
         method = "optimal-plan"
+    return _write(task, domain, problem, labelled, method, start, output)
+
+
+def _satisficing(task, domain, problem, start: float, deadline: float, seconds: float, output: str) -> dict:
+    """Label ``task`` by LAMA-first's plan, shortened by action elimination, in the time left (see the module's
+    step 4); ``too-large`` when no plan comes in time."""
+    from up_gnnplan.datasets.optimal import label_optimal
+    from up_gnnplan.search.elimination import eliminate_actions
+
+    status, plan = fast_downward_plan(task, (deadline - time.perf_counter()) * PLAN_SHARE, alias="lama-first")
+    if status == "unsolvable":
+        return _summary("unsolvable", start, note="proven unsolvable by Fast Downward")
+    if status != "solved" or time.perf_counter() >= deadline:
+        return _summary("too-large", start, note=f"no plan within its share ({seconds:.0f} s), optimal or LAMA-first's")
+    shortened = eliminate_actions(task, plan, deadline=deadline)
+    labelled = label_optimal(task, plan=shortened.actions, satisficing=True, deadline=deadline)
+    note = f"LAMA-first's plan, {shortened.removed} of {len(plan)} actions left out" if shortened.removed else \
+        "LAMA-first's plan"
+    return _write(task, domain, problem, labelled, "satisficing-plan", start, output, note)
+
+
+def _write(task, domain, problem, labelled, method: str, start: float, output: str, note: str = "") -> dict:
+    """Write ``labelled`` (the states of ``problem``) as a one-problem dataset to ``output``; return its summary."""
+    from up_gnnplan import __version__
+    from up_gnnplan.datasets.build import _domain_name
+    from up_gnnplan.datasets.store import Dataset, ProblemRecord, file_sha256
+    from up_gnnplan.states.atoms import StateAtoms
+
     atoms = StateAtoms(task)
     dataset = Dataset(_domain_name(domain), task.signature, package_version=__version__,
                       action_signature=task.action_signature, types=task.types)
@@ -112,8 +152,10 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
     dataset.save(partial)
     os.replace(partial, output)
     steps = int(labelled.steps[labelled.initial]) if len(labelled) else 0
-    note = f"{sum(left_out.values())} successors left out by the limits" if sum(left_out.values()) else ""
+    if sum(left_out.values()):
+        note = f"{sum(left_out.values())} successors left out by the limits"
     return _summary(method, start, states=len(labelled), plan_length=steps, note=note)
+
 
 
 def _summary(status: str, start: float, states: int = 0, plan_length: int = 0, note: str = "") -> dict:

@@ -36,7 +36,8 @@ MAX_STATES = 20_000  # expand a training problem fully up to this many states
 # still); the fair share alone stopped Satellite's labelling at 20 objects with 5m46s of its 8m47s unused.
 SHARE_GROWTH = 2.0
 JOB_GRACE = 5.0  # seconds a labelling job may run past its share (loading the task) before it is killed
-RUN_FORMAT = 2  # 2: the key names files by name and content, so a run folder moves between machines
+RUN_FORMAT = 3  # 2: the key names files by name and content, so a run folder moves between machines; 3: and labels
+LABELLED = ("expanded", "optimal-plan", "satisficing-plan")  # the outcomes of labelling that give training data
 
 
 class LearnError(GnnplanError):
@@ -53,6 +54,7 @@ class LearnOptions:
     seed: int = 0
     memory_mb: int | None = None  # resident-memory limit of each labelling process (its address space gets room)
     max_states: int = MAX_STATES
+    labels: str = "satisficing"  # "optimal": no LAMA-first plan where A* with LM-cut finds none in time
     command: str = "gnnplan learn"  # recorded in the model's metadata
     started: float | None = None  # time.perf_counter() at the command's start (default: now)
 
@@ -114,7 +116,7 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     checked = check_problems(domain, files)
     train_problems, judges = judge_split(checked)
     work = Path(options.work_dir) if options.work_dir else output.with_name(output.name + ".learn")
-    key = _run_key(domain, [p.path for p in checked], options.seed)
+    key = _run_key(domain, [p.path for p in checked], options.seed, options.labels)
     run, fresh = _open_run(work, key)
     clock = _Clock(budget, run.spent, started)
     run.sessions += 1
@@ -124,7 +126,7 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     try:
         result = _stages(domain, output, options, say, run, work, clock, train_problems, judges, checked)
     except LearnError:
-        if fresh and not any(run.labels.get(p, {}).get("status") in ("expanded", "optimal-plan") for p in run.labels):
+        if fresh and not any(run.labels.get(p, {}).get("status") in LABELLED for p in run.labels):
             shutil.rmtree(work, ignore_errors=True)  # nothing worth continuing from
         raise
     finally:
@@ -139,7 +141,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
         start = time.perf_counter()
         _label_stage(domain, options, say, run, work, clock, train_problems)
         _add_phase(run, "labelling", time.perf_counter() - start)
-    labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in ("expanded", "optimal-plan")]
+    labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in LABELLED]
     if not labelled:
         statuses = {run.labels.get(p.name, {}).get("status") for p in train_problems}
         if statuses <= {"unsolvable"}:
@@ -148,7 +150,8 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
             raise LearnError(f"the budget ran out before any of the {len(train_problems)} training problems was "
                              "labelled; give a longer --timeout")
         raise LearnError(f"no training problem could be labelled within the budget (each of the "
-                         f"{len(train_problems)} was too large: no optimal plan within its share of the "
+                         f"{len(train_problems)} was too large: no {'optimal ' if options.labels == 'optimal' else ''}plan within "
+                         f"its share of the "
                          f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems")
     start = time.perf_counter()
     model, encoding, config, record, data = _train_stage(domain, options, say, run, work, clock, labelled, judges)
@@ -209,7 +212,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
         share = min(max(1.0, fair * growth), left)
         jobs = [Job(p.name, "up_gnnplan.learn.labels:label_one",
                     (str(domain.resolve()), str(p.path.resolve()), share, options.max_states,
-                     str((labels_dir / f"{p.name}.npz").resolve())), share + JOB_GRACE,
+                     str((labels_dir / f"{p.name}.npz").resolve()), options.labels), share + JOB_GRACE,
                     address_space_for(options.memory_mb))
                 for p in wave]
         by_name = {p.name: p for p in wave}
@@ -251,6 +254,8 @@ def _describe_label(summary: dict) -> str:
         text = f"{summary['states']:,} states (full state space)"
     elif status == "optimal-plan":
         text = f"{summary['states']:,} states along an optimal plan of {summary['plan_length']} steps"
+    elif status == "satisficing-plan":
+        text = f"{summary['states']:,} states along a plan of {summary['plan_length']} steps"
     elif status == "unsolvable":
         text = "skipped, unsolvable"
     else:
@@ -373,7 +378,7 @@ def _amend_metadata(output: Path, record: dict) -> None:
 
 def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
     judged = record.get("policy_validation")
-    skipped = {name: s for name, s in run.labels.items() if s["status"] not in ("expanded", "optimal-plan")}
+    skipped = {name: s for name, s in run.labels.items() if s["status"] not in LABELLED}
     return {
         "command": options.command,
         "minutes": options.minutes,
@@ -401,7 +406,8 @@ def _report(say, output, summary, config) -> None:
     kinds = [s["status"] for s in data["labelled"].values()]
     say(f"wrote {output}: {config.architecture} ({config.head})")
     say(f"  labels: {len(kinds)} training problem(s), {data['states']:,} states ({kinds.count('expanded')} expanded, "
-        f"{kinds.count('optimal-plan')} along optimal plans); {len(data['skipped'])} skipped")
+        f"{kinds.count('optimal-plan')} along optimal plans, {kinds.count('satisficing-plan')} along LAMA-first's); "
+        f"{len(data['skipped'])} skipped")
     if judge["problems"]:
         say(f"  judge: the greedy policy of the chosen epoch ({judge['best_epoch']} of {judge['epochs']}) solved "
             f"{judge.get('solved', 0)}/{len(judge['problems'])} held-back problems ({', '.join(judge['problems'])}) in "
@@ -415,15 +421,15 @@ def _report(say, output, summary, config) -> None:
 
 # -- the run folder ----------------------------------------------------------------------------
 
-def _run_key(domain: Path, problems: list[Path], seed: int) -> dict:
+def _run_key(domain: Path, problems: list[Path], seed: int, labels: str) -> dict:
     """Return what a continued run must match: the files by name and content (not by path, so that a
-    run labelled on one machine can be trained on another, a GPU machine say) and the seed."""
+    run labelled on one machine can be trained on another, a GPU machine say), the seed and the labels."""
     import hashlib
 
     def named(path: Path) -> str:
         return f"{path.name}:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
 
-    return {"domain": named(domain), "problems": [named(p) for p in problems], "seed": seed}
+    return {"domain": named(domain), "problems": [named(p) for p in problems], "seed": seed, "labels": labels}
 
 
 def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
@@ -439,7 +445,7 @@ def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
             raise LearnError(f"{work} holds a run of an older gnnplan learn (format {run.format}, this one writes "
                              f"{RUN_FORMAT}); remove it or give another --work-dir")
         if run.key != key:
-            raise LearnError(f"{work} holds a run of other problems or another seed; remove it or give another "
+            raise LearnError(f"{work} holds a run of other problems, another seed or other --labels; remove it or give another "
                              "--work-dir")
         return run, False
     work.mkdir(parents=True, exist_ok=True)
