@@ -11,6 +11,7 @@ The test sets are IPC 2023 ``testing/easy`` (30 tasks) and ``DOMAIN-scaled`` (fi
 3-10x the size of the largest training problem, pinned in ``results/standing/scaled_sets.json``).
 
     OMP_NUM_THREADS=1 python -m benchmarks.learn_eval run blocksworld satellite --timeout 900 -o /tmp/gnnplan-learn-eval
+    OMP_NUM_THREADS=1 python -m benchmarks.learn_eval run transport --labels optimal --runs learn -o /tmp/le-optimal
     python -m benchmarks.learn_eval report -o /tmp/gnnplan-learn-eval      # the markdown table
 
 The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
@@ -80,18 +81,23 @@ def _sh(command: list, log: Path) -> int:
         return subprocess.run([str(c) for c in command], stdout=handle, stderr=subprocess.STDOUT).returncode
 
 
-def run_domain(domain: str, out: Path, timeout: float, task_timeout: float) -> None:
+RUNS = ("learn", "lama", "shipped", "goose")
+
+
+def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labels: str = "satisficing",
+               only: tuple = RUNS) -> None:
     domain_file, training, sets = _layout(domain)
     work = out / domain
     work.mkdir(parents=True, exist_ok=True)
     model = work / "learn.onnx"
     if not model.is_file():
         print(f"{domain}: gnnplan learn --timeout {timeout:g}", flush=True)
-        _sh(["gnnplan", "learn", domain_file, training, "-o", model, "--timeout", timeout], work / "learn.log")
+        _sh(["gnnplan", "learn", domain_file, training, "-o", model, "--timeout", timeout, "--labels", labels],
+            work / "learn.log")
     if not model.is_file():
         print(f"{domain}: no model (see {work / 'learn.log'})", flush=True)
         return
-    goose = _train_goose(work, work / "goose-train.log")
+    goose = _train_goose(work, work / "goose-train.log") if "goose" in only else None
     runs = [("learn", ["--engine", "gnnplan", "--engine", "fast-downward", "--model", model]),
             ("lama", ["--engine", "fast-downward"])]  # on the files: rows before 2026-11-27 13:40 ran through UP
     if domain in IPC:
@@ -99,6 +105,7 @@ def run_domain(domain: str, out: Path, timeout: float, task_timeout: float) -> N
     if goose is not None:
         runs.append(("goose", ["--register", GOOSE_ENGINE, "--engine", "wl-goose",
                                "--engine-param", f"wl-goose:model={goose}"]))
+    runs = [(label, engines) for label, engines in runs if label in only]
     for name, tasks in sets.items():
         for label, engines in runs:
             target = work / f"{name}-{label}"
@@ -178,13 +185,16 @@ def main(argv=None):
     run.add_argument("domains", nargs="+", choices=DOMAINS)
     run.add_argument("--timeout", type=float, default=1800.0, help="seconds of each gnnplan learn")
     run.add_argument("--task-timeout", type=float, default=60.0, help="seconds per task of each compare")
+    run.add_argument("--labels", choices=("satisficing", "optimal"), default="satisficing",
+                     help="gnnplan learn --labels")
+    run.add_argument("--runs", default=",".join(RUNS), help=f"the compare runs, of {','.join(RUNS)}")
     run.add_argument("-o", "--output", type=Path, required=True)
     rep = sub.add_parser("report", help="print the markdown table of a run's folder")
     rep.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "run":
         for domain in args.domains:
-            run_domain(domain, args.output, args.timeout, args.task_timeout)
+            run_domain(domain, args.output, args.timeout, args.task_timeout, args.labels, tuple(args.runs.split(",")))
     print(report(args.output))
 
 
