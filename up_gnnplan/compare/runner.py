@@ -250,14 +250,11 @@ def _lama_first_on_files(task: Task, memory_mb: int | None, phase):
     16, 3 boxes) whose search took 1 s: the baseline measured UP's writer, not LAMA-first. The files are
     read by pymimir first (not counted, as for gnnplan); the time limit counts from the solve.
     """
-    from unified_planning.engines import LogLevel, LogMessage, PlanGenerationResult
-
     from up_gnnplan.limits import Limits
-    from up_gnnplan.plugins.engine import plan_status
     from up_gnnplan.problems import Task as MimirTask
     from up_gnnplan.problems.plans import PddlPlan
     from up_gnnplan.search import Status
-    from up_gnnplan.search.lama import lama_first
+    from up_gnnplan.search.lama import lama_first, up_result
 
     mimir = MimirTask.from_files(task.domain_file, task.problem_file)
     phase("solving")
@@ -265,15 +262,8 @@ def _lama_first_on_files(task: Task, memory_mb: int | None, phase):
     limits = Limits(task.timeout, engine_memory_mb(memory_mb) if memory_mb else None, start=start)
     found = lama_first(mimir, limits)
     seconds = time.perf_counter() - start
-    metrics = {"engine_internal_time": f"{seconds:.6f}", "expanded": str(found.expanded),
-               "evaluated": str(found.evaluated)}
-    if found.status is Status.SOLVED:
-        metrics["plan_cost"] = f"{found.cost:g}"
-        plan = PddlPlan(mimir, found.actions, found.cost)
-        return PlanGenerationResult(plan_status(found.status), plan, LAMA_FIRST, metrics), None, seconds
-    level = LogLevel.INFO if found.status in (Status.TIMEOUT, Status.UNSOLVABLE, Status.GAVE_UP) else LogLevel.ERROR
-    return (PlanGenerationResult(plan_status(found.status), None, LAMA_FIRST, metrics,
-                                 [LogMessage(level, found.message)]), None, seconds)
+    plan = PddlPlan(mimir, found.actions, found.cost) if found.status is Status.SOLVED else None
+    return up_result(found, plan, LAMA_FIRST, {"engine_internal_time": f"{seconds:.6f}"}), None, seconds
 
 
 def run_task(task: dict, memory_mb: int | None, register=(), phase=lambda name: None) -> dict:

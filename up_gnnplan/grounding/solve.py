@@ -16,7 +16,7 @@ goal (minutes for a short plan on large problems).
 
 from __future__ import annotations
 
-from unified_planning.engines import LogLevel, LogMessage, PlanGenerationResult, PlanGenerationResultStatus as Status
+from unified_planning.engines import LogLevel, PlanGenerationResultStatus as Status
 
 from up_gnnplan.errors import GnnplanError, InternalError
 from up_gnnplan.grounding.goal import QuantifiedGoal
@@ -99,17 +99,13 @@ def lama_first(problem, limits):
     under ``limits`` (:class:`~up_gnnplan.limits.Limits`): its plan as a UP plan, checked by
     replaying it on pymimir (:func:`up_gnnplan.search.lama.lama_first` maps it to ground actions)."""
     from up_gnnplan.problems import Task
-    from up_gnnplan.search.common import Status as SearchStatus, up_status
-    from up_gnnplan.search.lama import lama_first as run
+    from up_gnnplan.search.common import Status as SearchStatus
+    from up_gnnplan.search.lama import lama_first as run, up_result
 
     task = Task(problem, check=limits.check)
     result = run(task, limits)
-    if result.status is SearchStatus.SOLVED:
-        return PlanGenerationResult(Status.SOLVED_SATISFICING, task.to_up_plan(result.actions), "lama-first",
-                                    {"plan_cost": f"{result.cost:g}"})
-    level = LogLevel.INFO if result.status in (SearchStatus.TIMEOUT, SearchStatus.UNSOLVABLE) else LogLevel.WARNING
-    return PlanGenerationResult(up_status(result.status), None, "lama-first",
-                                log_messages=[LogMessage(level, result.message)])
+    return up_result(result, task.to_up_plan(result.actions) if result.status is SearchStatus.SOLVED else None,
+                     "lama-first")
 
 
 def _plan(solve, name: str, problem, limits, say, metrics: dict):

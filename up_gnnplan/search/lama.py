@@ -96,6 +96,21 @@ def lama_first(task, limits: Limits, **_ignored) -> SearchResult:
     return fast_downward(task, limits, "lama-first")
 
 
+def up_result(found: SearchResult, plan, engine: str, metrics: dict | None = None):
+    """Return UP's ``PlanGenerationResult`` of Fast Downward's ``found`` by ``engine``: ``plan`` (its actions as
+    a UP or PDDL plan, built by the caller) when it solved the task, else its message, at level INFO where it
+    ended as a search does (its time, a proof, an incomplete search's end) and ERROR otherwise (its memory)."""
+    from unified_planning.engines import LogLevel, LogMessage, PlanGenerationResult
+
+    from up_gnnplan.search.common import up_status
+
+    metrics = {**(metrics or {}), "expanded": str(found.expanded), "evaluated": str(found.evaluated)}
+    if found.status is Status.SOLVED:
+        return PlanGenerationResult(up_status(found.status), plan, engine, {**metrics, "plan_cost": f"{found.cost:g}"})
+    level = LogLevel.INFO if found.status in (Status.TIMEOUT, Status.UNSOLVABLE, Status.GAVE_UP) else LogLevel.ERROR
+    return PlanGenerationResult(up_status(found.status), None, engine, metrics, [LogMessage(level, found.message)])
+
+
 def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNWARD) -> SearchResult:
     """Run Fast Downward's ``alias`` (one of :data:`PLANNERS`) on ``task`` with the time and memory
     left under ``limits``; return its plan as pymimir ground actions (status SOLVED), or why there
