@@ -68,3 +68,6 @@ def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
 
     refused = label_one(domain, str(problem), 12.0, 2000, str(tmp_path / "none.npz"), "optimal")
     assert refused["status"] == "too-large" and not (tmp_path / "none.npz").exists()
+    # Once LM-cut has failed on several problems in a row, the labelling stage asks for LAMA-first at once.
+    direct = label_one(domain, str(problem), 12.0, 2000, str(tmp_path / "direct.npz"), "lama-first")
+    assert direct["status"] == "satisficing-plan" and direct["seconds"] < summary["seconds"], (direct, summary)

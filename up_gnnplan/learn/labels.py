@@ -41,6 +41,9 @@ PLAN_SHARE = 0.8
 # With satisficing labels, A* with LM-cut gets this share of the problem's time; LAMA-first the rest.
 OPTIMAL_SHARE = 0.5
 LABELS = ("optimal", "satisficing")  # what gnnplan learn --labels takes
+# label_one's ``labels`` also takes "lama-first": straight to LAMA-first's plan where the space is too large to
+# expand (the labelling stage asks for it once A* with LM-cut has failed on several problems in a row).
+MODES = LABELS + ("lama-first",)
 
 
 def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut"):
@@ -69,10 +72,11 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
 
     The summary: ``status`` (``expanded``, ``optimal-plan``, ``satisficing-plan``, ``too-large``,
     ``unsolvable``), ``states``, ``plan_length`` (steps of the initial state's labelled plan),
-    ``seconds``, ``note``. ``labels``: ``optimal`` (no satisficing plans) or ``satisficing``.
+    ``seconds``, ``note``. ``labels``: ``optimal`` (no satisficing plans), ``satisficing``, or
+    ``lama-first`` (no optimal plan tried).
     """
-    if labels not in LABELS:
-        raise ValueError(f"unknown labels {labels!r}; choose one of {', '.join(LABELS)}")
+    if labels not in MODES:
+        raise ValueError(f"unknown labels {labels!r}; choose one of {', '.join(MODES)}")
     from up_gnnplan.datasets.expansion import expand
     from up_gnnplan.datasets.optimal import label_optimal
     from up_gnnplan.problems import load_task
@@ -86,6 +90,8 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
         labelled = None
     if labelled is not None and labelled.initial_value == float("inf"):
         return _summary("unsolvable", start, note="no goal state is reachable from the initial state")
+    if labelled is None and labels == "lama-first":
+        return _satisficing(task, domain, problem, start, deadline, seconds, output)
     if labelled is None:
         left = deadline - time.perf_counter()
         status, plan = fast_downward_plan(task, left * (PLAN_SHARE if labels == "optimal" else OPTIMAL_SHARE))

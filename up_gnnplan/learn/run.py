@@ -35,6 +35,9 @@ MAX_STATES = 20_000  # expand a training problem fully up to this many states
 # A wave with a problem too large for its share multiplies the share of the later ones by this (they are larger
 # still); the fair share alone stopped Satellite's labelling at 20 objects with 5m46s of its 8m47s unused.
 SHARE_GROWTH = 2.0
+# With satisficing labels: after A* with LM-cut found no optimal plan for this many problems in a row, the later
+# (larger) ones go straight to LAMA-first (Transport: LM-cut spent half of each share from 19 objects on, in vain).
+OPTIMAL_MISSES = 3
 JOB_GRACE = 5.0  # seconds a labelling job may run past its share (loading the task) before it is killed
 RUN_FORMAT = 3  # 2: the key names files by name and content, so a run folder moves between machines; 3: and labels
 LABELLED = ("expanded", "optimal-plan", "satisficing-plan")  # the outcomes of labelling that give training data
@@ -196,6 +199,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
     say(f"labelling {len(todo)} of {total} training problem(s), smallest first, in at most "
         f"{max(0.0, labels_deadline - time.perf_counter()):.0f} s")
     growth, hopeless, recent = 1.0, None, []  # recent: seconds of each finished problem's wave
+    mode, misses = options.labels, 0  # misses: problems in a row that LM-cut gave no optimal plan for
     executor = make_executor("local", options.jobs)
     while todo:
         left = labels_deadline - time.perf_counter()
@@ -212,7 +216,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
         share = min(max(1.0, fair * growth), left)
         jobs = [Job(p.name, "up_gnnplan.learn.labels:label_one",
                     (str(domain.resolve()), str(p.path.resolve()), share, options.max_states,
-                     str((labels_dir / f"{p.name}.npz").resolve()), options.labels), share + JOB_GRACE,
+                     str((labels_dir / f"{p.name}.npz").resolve()), mode), share + JOB_GRACE,
                     address_space_for(options.memory_mb))
                 for p in wave]
         by_name = {p.name: p for p in wave}
@@ -240,6 +244,12 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                 recent.append(time.perf_counter() - wave_start)
                 say(f"  [{done}/{total}] {p.name} ({p.objects} objects): {_describe_label(summary)}; "
                     f"{_eta(recent, total - done, options.jobs, labels_deadline)}")
+                if summary["status"] in ("optimal-plan", "satisficing-plan"):
+                    misses = misses + 1 if summary["status"] == "satisficing-plan" else 0
+                if mode == "satisficing" and misses >= OPTIMAL_MISSES:
+                    mode = "lama-first"
+                    say(f"  A* with LM-cut found no optimal plan for {misses} problems in a row: the larger ones are "
+                        "labelled by LAMA-first's plans at once")
         if grown and not hopeless:
             growth *= SHARE_GROWTH
             say(f"  the next problems get {growth:g} times a fair share of the time left (a problem was too large "
