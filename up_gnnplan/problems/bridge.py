@@ -15,6 +15,7 @@ predicates and actions back to UP items. Traps handled here:
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
@@ -412,6 +413,12 @@ class Task:
             if (up.action.name, tuple(p.object() for p in up.actual_parameters)) == wanted:
                 return ground_action
         raise ProblemLoadError(f"{self.source.describe()}: action {action_instance} is not applicable")
+
+    @cached_property
+    def goal_condition(self):
+        """pymimir's goal condition (built once: pymimir builds it anew on every call, 8-27 ms for the
+        488 goal atoms of a Blocksworld of 488 blocks, where testing a state against it takes 30 us)."""
+        return self.mimir_problem.get_goal_condition()
 
     def initial_state(self):
         """Return pymimir's initial state."""

@@ -80,7 +80,7 @@ def eliminate_actions(task, actions: list, deadline: float | None = None, cost: 
     original = Elimination(list(actions), _replay(task, actions)[1] if cost is None else cost, 0, "")
     try:
         compiled = {a.get_index(): _Compiled(a) for a in actions}
-        goal_condition = task.mimir_problem.get_goal_condition()
+        goal_condition = task.goal_condition
         if goal_condition.get_numerics():
             raise _Unsupported("numeric goals")
         goal_positive, goal_negative = _literals(goal_condition.get_literals())

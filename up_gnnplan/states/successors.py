@@ -37,4 +37,4 @@ class Successors:
 
 def is_goal(task, state) -> bool:
     """Return whether ``state`` satisfies the goal (existential conjuncts included)."""
-    return task.mimir_problem.get_goal_condition().holds(state)
+    return task.goal_condition.holds(state)
