@@ -115,7 +115,8 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             path = [(*step[:4], value) for step, value in zip(path, values.tolist())]
 
         def push(child_key, child, value, h):
-            deferred_values[child_key] = value
+            if deferred:
+                deferred_values[child_key] = value
             heapq.heappush(queues[0], (value, 0.0, next(tie), child_key, child))
             if ff is not None:
                 heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
