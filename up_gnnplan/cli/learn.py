@@ -21,9 +21,10 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
 @click.option("--work-dir", type=click.Path(file_okay=False),
               help="Run folder; a stopped run continues from it.  [default: OUTPUT.learn next to the output]")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds training.")
-@click.option("--labels", type=click.Choice(["satisficing", "optimal"]), default="satisficing", show_default=True,
+@click.option("--labels", type=click.Choice(["optimal", "satisficing"]), default="optimal", show_default=True,
               help="Where A* with LM-cut finds no optimal plan of a training problem in its share of the time: "
-                   "'satisficing' labels it by LAMA-first's plan (an upper bound on the cost to go), 'optimal' skips it.")
+                   "'optimal' skips it, 'satisficing' labels it by LAMA-first's plan (an upper bound on the cost to "
+                   "go; for training problems beyond an optimal planner's reach).")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
 def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, memory_mb):

@@ -14,8 +14,8 @@ In order of cost:
    all within the share); those a limit stops are left out, never guessed, so their actions are
    "unknown" to an action head rather than wrongly "not optimal".
 
-4. where no optimal plan is found in time (``labels="satisficing"``, the default of ``gnnplan
-   learn``), LAMA-first's plan, shortened by action elimination, in the time left: its states get
+4. where no optimal plan is found in time (``labels="satisficing"``, ``gnnplan learn --labels
+   satisficing``), LAMA-first's plan, shortened by action elimination, in the time left: its states get
    its suffix costs, an upper bound on V* (label ``satisficing-plan``), and its actions are their
    states' targets; no successor is searched. A* with LM-cut gets :data:`OPTIMAL_SHARE` of the
    problem's time then, so that LAMA-first has the rest.
@@ -66,7 +66,7 @@ def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut"):
     return {Status.UNSOLVABLE: "unsolvable", Status.TIMEOUT: "timeout"}.get(result.status, "unavailable"), None
 
 
-def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, labels: str = "satisficing",
+def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, labels: str = "optimal",
               phase=None) -> dict:
     """Label ``problem`` within ``seconds``; write its dataset to ``output`` (``.npz``) and return a summary.
 

@@ -57,7 +57,7 @@ class LearnOptions:
     seed: int = 0
     memory_mb: int | None = None  # resident-memory limit of each labelling process (its address space gets room)
     max_states: int = MAX_STATES
-    labels: str = "satisficing"  # "optimal": no LAMA-first plan where A* with LM-cut finds none in time
+    labels: str = "optimal"  # "satisficing": LAMA-first's plan where A* with LM-cut finds none in time
     command: str = "gnnplan learn"  # recorded in the model's metadata
     started: float | None = None  # time.perf_counter() at the command's start (default: now)
 
@@ -155,7 +155,9 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
         raise LearnError(f"no training problem could be labelled within the budget (each of the "
                          f"{len(train_problems)} was too large: no {'optimal ' if options.labels == 'optimal' else ''}plan within "
                          f"its share of the "
-                         f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems")
+                         f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems"
+                         + ("" if options.labels == "satisficing" else
+                            ", or label them by LAMA-first's plans: --labels satisficing"))
     start = time.perf_counter()
     model, encoding, config, record, data = _train_stage(domain, options, say, run, work, clock, labelled, judges)
     _add_phase(run, "training", time.perf_counter() - start)
