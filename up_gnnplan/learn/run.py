@@ -35,9 +35,11 @@ MAX_STATES = 20_000  # expand a training problem fully up to this many states
 # A wave with a problem too large for its share multiplies the share of the later ones by this (they are larger
 # still); the fair share alone stopped Satellite's labelling at 20 objects with 5m46s of its 8m47s unused.
 SHARE_GROWTH = 2.0
-# With satisficing labels: after A* with LM-cut found no optimal plan for this many problems in a row, the later
-# (larger) ones go straight to LAMA-first (Transport: LM-cut spent half of each share from 19 objects on, in vain).
-OPTIMAL_MISSES = 3
+# With satisficing labels: after A* with LM-cut found no optimal plan for this many problems in a row, each with at
+# least MISS_SECONDS for it, the later (larger) ones go straight to LAMA-first (Transport: LM-cut spent half of each
+# share from 19 objects on, in vain; Rovers switched after three shares of 3-6 s, too short for problems LM-cut
+# solves in 10-20 s).
+OPTIMAL_MISSES, MISS_SECONDS = 3, 10.0
 JOB_GRACE = 5.0  # seconds a labelling job may run past its share (loading the task) before it is killed
 RUN_FORMAT = 3  # 2: the key names files by name and content, so a run folder moves between machines; 3: and labels
 LABELLED = ("expanded", "optimal-plan", "satisficing-plan")  # the outcomes of labelling that give training data
@@ -189,6 +191,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
 
     from up_gnnplan.datasets.build import PRELOAD
     from up_gnnplan.executors import Job, make_executor
+    from up_gnnplan.learn.labels import OPTIMAL_SHARE
     from up_gnnplan.limits import address_space_for
 
     labels_dir = work / "labels"
@@ -246,8 +249,10 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                 recent.append(time.perf_counter() - wave_start)
                 say(f"  [{done}/{total}] {p.name} ({p.objects} objects): {_describe_label(summary)}; "
                     f"{_eta(recent, total - done, options.jobs, labels_deadline)}")
-                if summary["status"] in ("optimal-plan", "satisficing-plan"):
-                    misses = misses + 1 if summary["status"] == "satisficing-plan" else 0
+                if summary["status"] == "optimal-plan":
+                    misses = 0
+                elif summary["status"] == "satisficing-plan" and share * OPTIMAL_SHARE >= MISS_SECONDS:
+                    misses += 1
                 if mode == "satisficing" and misses >= OPTIMAL_MISSES:
                     mode = "lama-first"
                     say(f"  A* with LM-cut found no optimal plan for {misses} problems in a row: the larger ones are "
