@@ -111,10 +111,16 @@ def test_a_task_that_cannot_be_loaded_in_time_is_a_timeout(blocks400):
     """The first stage of a solve, UP's ``problem.kind`` (a walk over the whole problem: 0.08 s
     for 400 blocks on a quiet machine, ten times that on a loaded one), cannot be interrupted;
     it is measured here, in the same process, as the one uninterruptible call the promise allows."""
+    import gc
+
     problem = load_pddl(*blocks400)
     start = time.perf_counter()
     problem.kind  # noqa: B018  (UP computes the kind anew on each access)
     kind_seconds = time.perf_counter() - start
+    # Twice, and only in the full suite (never alone or in its file), this 0.05 s solve took 1.0 s before
+    # loading began: most likely a collection of the heap the whole run has built. Collected first, what
+    # is timed is the engine's own work.
+    gc.collect()
     start = time.perf_counter()
     result = GnnplanEngine().solve(problem, timeout=0.05)
     seconds = time.perf_counter() - start

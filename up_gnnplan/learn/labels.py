@@ -163,7 +163,6 @@ def _write(task, domain, problem, labelled, method: str, start: float, output: s
     return _summary(method, start, states=len(labelled), plan_length=steps, note=note)
 
 
-
 def _summary(status: str, start: float, states: int = 0, plan_length: int = 0, note: str = "") -> dict:
     return {"status": status, "states": states, "plan_length": plan_length,
             "seconds": round(time.perf_counter() - start, 2), "note": note}
