@@ -64,12 +64,44 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert learnt["judge"]["problems"] == [problems[-1].stem]  # the largest problem judges
     assert "solved" in learnt["judge"]
     assert learnt["data"]["labelled"] and learnt["data"]["states"] > 0
-    assert set(learnt["phases"]) >= {"checking", "labelling", "training", "export"}
+    assert set(learnt["phases"]) >= {"checking", "labelling", "training", "choosing", "export"}
+    # The judge ran the value policy too; mode auto starts with it only where it solved more.
+    chosen, judged = meta["training_record"]["first_policy"], meta["training_record"]["first_policy_judge"]
+    more = judged["value_policy"]["solved"] > judged["action_policy"]["solved"]
+    assert chosen == ("policy" if more else "action-policy") and judged["action_policy"]["solved"] == learnt["judge"]["solved"]
 
     problem = PDDLReader().parse_problem(str(domain), str(large))
     with OneshotPlanner(name="gnnplan", params={"model": str(output)}) as planner:
         solved = planner.solve(problem, timeout=60)
     assert solved.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY), solved.log_messages
+    assert any(m.message.startswith(f"{chosen}:") for m in solved.log_messages), solved.log_messages
+
+
+def test_mode_auto_starts_with_the_policy_the_judge_chose(tmp_path):
+    """A model of both heads whose record says the value policy won on its judge problems starts with it."""
+    import onnx
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import OneshotPlanner
+
+    from up_gnnplan.models_zoo import zoo_dir
+    from up_gnnplan.runtime import OnnxValueFunction
+
+    shipped = zoo_dir() / "blocksworld.onnx"  # gnnplan learn's, both heads
+    assert OnnxValueFunction(shipped).first_policy == "action-policy"
+    proto = onnx.load(str(shipped))
+    for entry in proto.metadata_props:
+        if entry.key == model_format.PREFIX + "training_record":
+            record = json.loads(entry.value)
+            entry.value = json.dumps({**record, "first_policy": "policy"})
+    changed = tmp_path / "blocksworld.onnx"
+    onnx.save(proto, str(changed))
+    assert OnnxValueFunction(changed).first_policy == "policy"
+    (generated,) = generate("blocksworld", tmp_path / "bw", count=1, seed=0, blocks=6)
+    problem = PDDLReader().parse_problem(str(tmp_path / "bw" / "domain.pddl"), str(generated))
+    with OneshotPlanner(name="gnnplan", params={"model": str(changed)}) as planner:
+        result = planner.solve(problem, timeout=30)
+    messages = [m.message for m in result.log_messages]
+    assert any(m.startswith("policy:") for m in messages) and not any(m.startswith("action-policy:") for m in messages)
 
 
 def _refused(args: list[str], output: Path, *words: str) -> str:

@@ -138,6 +138,16 @@ class OnnxValueFunction:
         return self.metadata.get("domain", "")
 
     @property
+    def first_policy(self) -> str:
+        """The greedy policy mode auto starts with: ``action-policy`` where the model has an action head,
+        else ``policy`` (the value policy); a model with both heads whose training chose the value policy
+        on its judge problems (``gnnplan learn``: ``first_policy`` in its training record) starts with it."""
+        chosen = (self.metadata.get("training_record") or {}).get("first_policy")
+        if chosen == "policy" and self.has_value:
+            return "policy"
+        return "action-policy" if self.has_actions else "policy"
+
+    @property
     def architecture(self) -> str:
         return self.metadata.get("architecture", "")
 

@@ -241,9 +241,10 @@ def load_model(task, params: dict, head: str, limits):
 
 def _auto_order(model, params: dict) -> list[str]:
     """Mode auto's parts: the action policy where the model has an action head (one pass per step),
-    else the value policy; then GBFS on V, or policy-best-first for an action model, dual with FF
+    else the value policy (or the value policy where ``gnnplan learn``'s judge chose it for a model of
+    both heads: ``first_policy``); then GBFS on V, or policy-best-first for an action model, dual with FF
     unless the ``fallback`` param is ``model`` (``model+lama``: then LAMA-first, in :func:`run_searches`)."""
-    first = "action-policy" if model.has_actions else "policy"
+    first = getattr(model, "first_policy", "action-policy" if model.has_actions else "policy")
     second = "gbfs" if model.has_value else "policy-best-first"
     return [first, second if params["fallback"] == "model" else f"dual-{second}"]
 
