@@ -167,11 +167,12 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                          + ("" if options.labels == "satisficing" else
                             ", or label them by LAMA-first's plans: --labels satisficing"))
     start = time.perf_counter()
-    model, encoding, config, record, data = _train_stage(domain, options, say, run, work, clock, labelled, judges)
+    model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
+                                                                judges)
     _add_phase(run, "training", time.perf_counter() - start)
-    if judges and "policy_validation" in record:
+    if tasks and "policy_validation" in record:
         start = time.perf_counter()
-        _choose_first_policy(model, encoding, config, record, domain, judges, clock, say)
+        _choose_first_policy(model, encoding, config, record, tasks, clock, say)
         _add_phase(run, "choosing", time.perf_counter() - start)
     start = time.perf_counter()
     summary = _summary(options, run, clock, checked, labelled, judges, record)
@@ -325,7 +326,11 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     tasks = [load_task(domain, p.path) for p in judges]
     state_path = work / "train.safetensors"
     before = _trained_seconds(state_path)
-    seconds = clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges))
+
+    def training_left() -> float:
+        return clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges))
+
+    seconds = training_left()
     if seconds < MIN_TRAIN_SECONDS and run.sessions > 1:
         raise LearnError(f"this run has spent {clock.spent_before:.0f} s of its {clock.budget:.0f} s already: give a "
                          f"longer --timeout to train on, or remove {work} to start anew")
@@ -350,55 +355,36 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         now = time.perf_counter()
         if now - last[0] >= min(15.0, max(2.0, clock.budget / 60)):
             last[0] = now
-            left = clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges))
             say(f"  epoch {epoch}: loss {loss:.3f}, action error {error:.3f} (best {best:.3f}); "
-                f"{_duration(max(0.0, left))} of training left")
+                f"{_duration(max(0.0, training_left()))} of training left")
 
     model, encoding, record = train(data, config, on_epoch, validation_tasks=tasks or None, state_path=state_path,
                                     started=time.perf_counter())
-    return model, encoding, config, record, data
+    return model, encoding, config, record, data, tasks
 
 
-def _choose_first_policy(model, encoding, config, record, domain, judges, clock, say) -> None:
+def _choose_first_policy(model, encoding, config, record, tasks, clock, say) -> None:
     """Run the chosen model's greedy value policy on the judge problems, within the time kept back for it,
     and record in ``record["first_policy"]`` the policy mode auto starts with: the value policy where it
     solves more of them than the action policy did (Spanner: the action policy walks into dead ends that
     the value policy avoids), else the action policy (one forward pass a step instead of one per successor)."""
     from up_gnnplan.limits import Limits
-    from up_gnnplan.problems import load_task
     from up_gnnplan.training.judging import policy_validation
 
     action = record["policy_validation"]
     seconds = clock.left() - export_reserve(clock.budget)
     if seconds < 1.0 or getattr(model, "actions", None) is None or "value" not in getattr(model, "outputs", ()):
         return  # no time left, or not a model of both heads
-    tasks = [load_task(domain, p.path) for p in judges]
     limits = Limits(seconds)
-    solved, steps = policy_validation(_ValueOnly(model), encoding, tasks, config.policy_steps, limits)
+    solved, steps = policy_validation(model, encoding, tasks, config.policy_steps, limits, value=True)
     first = "policy" if solved > action["solved"] else "action-policy"
     record["first_policy"] = first
     record["first_policy_judge"] = {"value_policy": {"solved": int(solved), "steps": int(steps)},
                                     "action_policy": {"solved": action["solved"], "steps": action["steps"]},
                                     "stopped_by_time_limit": limits.deadline.passed()}
-    say(f"  the greedy value policy solved {solved}/{len(judges)} judge problems ({steps} steps), the action policy "
-        f"{action['solved']}/{len(judges)}: mode auto starts with the "
+    say(f"  the greedy value policy solved {solved}/{len(tasks)} judge problems ({steps} steps), the action policy "
+        f"{action['solved']}/{len(tasks)}: mode auto starts with the "
         f"{'value policy' if first == 'policy' else 'action policy'}")
-
-
-class _ValueOnly:
-    """A model of both heads seen as a value function (the judge's value policy); everything but its
-    action head (``actions``) is the model's."""
-
-    def __init__(self, model):
-        self._model = model
-
-    def __getattr__(self, name):
-        if name == "actions":
-            raise AttributeError(name)
-        return getattr(self._model, name)
-
-    def __call__(self, *args, **kwargs):
-        return self._model(*args, **kwargs)
 
 
 def _trained_seconds(state_path: Path) -> float:

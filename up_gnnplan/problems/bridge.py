@@ -377,6 +377,12 @@ class Task:
 
         return SequentialPlan([self.to_up_action(a) for a in ground_actions], self.up_problem.environment)
 
+    @cached_property
+    def _pddl_names(self) -> tuple[dict, dict]:
+        """pymimir's action schemas and objects (constants too) by lower-case name."""
+        return ({a.get_name().lower(): a for a in self.mimir_domain.get_actions()},
+                {o.get_name().lower(): o for o in self.mimir_problem.get_objects() + self.mimir_domain.get_constants()})
+
     def ground_action(self, state, name: str, args) -> object | None:
         """Return the ground action ``(name args...)`` of pymimir's PDDL names (any case) if it is
         applicable in ``state``, else None.
@@ -387,13 +393,10 @@ class Task:
         there the first applicable action whose leading objects match is taken (the effects cannot
         depend on the others).
         """
-        if not hasattr(self, "_schema_named"):
-            self._schema_named = {a.get_name().lower(): a for a in self.mimir_domain.get_actions()}
-            self._object_named = {o.get_name().lower(): o for o in
-                                  self.mimir_problem.get_objects() + self.mimir_domain.get_constants()}
+        schemas, named_objects = self._pddl_names
         name, args = name.lower(), [arg.lower() for arg in args]
-        schema = self._schema_named.get(name)
-        objects = [self._object_named.get(arg) for arg in args]
+        schema = schemas.get(name)
+        objects = [named_objects.get(arg) for arg in args]
         if schema is None or None in objects:
             return None
         if schema.get_arity() == len(args):

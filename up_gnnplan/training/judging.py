@@ -39,10 +39,11 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     return (-solved, steps_total, val_mae)
 
 
-def policy_validation(model, encoding, tasks, max_steps: int, limits=None) -> tuple[int, int]:
+def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value: bool = False) -> tuple[int, int]:
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 
-    The policy is the action policy for models with an action head, the value policy otherwise.
+    The policy is the action policy for models with an action head, the value policy otherwise (or
+    with ``value``, for a model of both heads).
     A failed run counts ``max_steps`` steps, so fewer steps always means better. A grounding
     model's "policy" is the greedy binder: its ground goal is solved by LAMA-first and the plan's
     length counts as its steps (:func:`~up_gnnplan.grounding.judge.binding_validation`).
@@ -60,7 +61,7 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None) -> tu
         if limits is not None and limits.deadline.passed():
             steps += max_steps
             continue
-        if hasattr(model, "actions"):
+        if hasattr(model, "actions") and not value:
             result = action_policy_rollout(task, TorchActionScorer(model, encoding), max_steps=max_steps, limits=limits)
         else:
             result = policy_rollout(task, TorchValueFunction(model, encoding), max_steps=max_steps, limits=limits)
