@@ -25,9 +25,16 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
               help="Where A* with LM-cut finds no optimal plan of a training problem in its share of the time: "
                    "'optimal' skips it, 'satisficing' labels it by LAMA-first's plan (an upper bound on the cost to "
                    "go; for training problems beyond an optimal planner's reach).")
+@click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
+              help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Training states per step.  [default: 32 on a CPU, 256 on a GPU]")
+@click.option("--label-only", is_flag=True,
+              help="Label, then stop: the same command without it trains, here or on another machine given the run "
+                   "folder (label on many CPUs, train on a GPU).")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
-def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, memory_mb):
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, label_only, memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -46,7 +53,8 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, memor
     from up_gnnplan.learn import LearnOptions, learn as run
     from up_gnnplan.limits import command_start
 
-    options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels, memory_mb=memory_mb,
+    options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
+                           memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only,
                            command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
     try:
         run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))

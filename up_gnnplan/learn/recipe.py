@@ -12,10 +12,14 @@ in common, and is used here:
   policy on problems larger than the training ones, most solved, then fewest steps; on Blocks a
   lower validation error did not mean a better policy on larger problems;
 - no early stop on the validation error (``--patience 1000``): the judge keeps the best epoch;
-- the R-GNN's defaults otherwise (30 shared layers, 32 features, Adam 1e-3, batch 32).
+- the R-GNN's defaults otherwise (30 shared layers, 32 features, Adam 1e-3, batch 32 on a CPU).
 
-The budget decides the size of an epoch, so that the judge sees ten or more epochs whatever the
-budget; the judge's step limit grows with the judge problems' size.
+On a GPU the batch is 256 states: an H100 trained 2.8x one CPU thread's states per second at
+batch 32 (each step is thousands of small kernels) and 7.1x at batch 256
+(``benchmarks/results/gpu_check``).
+
+The budget and the device decide the size of an epoch, so that the judge sees ten or more epochs
+whatever the budget; the judge's step limit grows with the judge problems' size.
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ EPOCH_SHARE = 0.08
 # Training states per second assumed (logits+value R-GNN on one CPU thread): measured about 100 on Goldminer's
 # states on a loaded 2-core machine, with the epoch's evaluation; a little less, so that epochs are not too long.
 ASSUMED_RATE = 80.0
+# The same on a GPU at GPU_BATCH (an H100: 1,788 states/s on Satellite's labels, 274 at batch 32).
+ASSUMED_GPU_RATE = 1200.0
+CPU_BATCH, GPU_BATCH = 32, 256
 MIN_EPOCH_STATES, MAX_EPOCH_STATES = 128, 8192
+MAX_GPU_EPOCH_STATES = 65536  # a GPU's epoch of 8,192 states is seconds: the judge would take most of the time
 
 
 @dataclass
@@ -39,26 +47,34 @@ class Recipe:
     epoch_states: int
     policy_steps: int
     seconds: float
+    batch_size: int = CPU_BATCH  # runs of an earlier version recorded no batch: theirs was 32
 
 
-def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int]) -> Recipe:
+def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int], gpu: bool = False,
+           batch_size: int | None = None) -> Recipe:
     """Return the recipe for ``train_seconds`` of training on ``labelled`` problem summaries
-    (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects."""
-    epoch_states = int(min(MAX_EPOCH_STATES, max(MIN_EPOCH_STATES, train_seconds * EPOCH_SHARE * ASSUMED_RATE)))
+    (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects, on a GPU or
+    not; ``batch_size`` None: the device's (:data:`CPU_BATCH`, :data:`GPU_BATCH`)."""
+    batch = batch_size or (GPU_BATCH if gpu else CPU_BATCH)
+    # States per second grow with the batch, less than in proportion (measured: CPU 2.5x, H100 6.5x from 32 to 256).
+    rate = (ASSUMED_GPU_RATE * (batch / GPU_BATCH) ** 0.9) if gpu else ASSUMED_RATE * (batch / CPU_BATCH) ** 0.44
+    largest_epoch = MAX_GPU_EPOCH_STATES if gpu else MAX_EPOCH_STATES
+    epoch_states = int(min(largest_epoch, max(MIN_EPOCH_STATES, train_seconds * EPOCH_SHARE * rate)))
     # Plans grow about linearly with the objects in most domains; allow the greedy policy three times the
     # length of the longest labelled plan scaled to the judge's size, and at least 100 steps.
     per_object = max((p["plan_length"] / max(p["objects"], 1) for p in labelled), default=1.0)
     largest = max(judge_objects, default=0)
     policy_steps = int(min(1000, max(100, 3 * per_object * largest)))
-    return Recipe(HEAD, epoch_states, policy_steps, train_seconds)
+    return Recipe(HEAD, epoch_states, policy_steps, train_seconds, batch)
 
 
-def config_of(recipe: Recipe, seed: int):
-    """Return the :class:`~up_gnnplan.training.config.TrainConfig` of ``recipe`` (imports torch's side)."""
+def config_of(recipe: Recipe, seed: int, device: str = "auto"):
+    """Return the :class:`~up_gnnplan.training.config.TrainConfig` of ``recipe`` on ``device`` (imports torch's
+    side)."""
     from up_gnnplan.training.config import TrainConfig
 
     # The per-epoch training error is only reported (the judge chooses), so it is taken on a quarter of an epoch.
     return TrainConfig(architecture="rgnn", head=recipe.head, max_seconds=recipe.seconds, patience=1000,
                        max_epochs=100_000, epoch_states=recipe.epoch_states, policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
-                       seed=seed, threads=1)
+                       seed=seed, threads=1, batch_size=recipe.batch_size, device=device)

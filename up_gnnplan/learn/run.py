@@ -62,6 +62,9 @@ class LearnOptions:
     labels: str = "optimal"  # "satisficing": LAMA-first's plan where A* with LM-cut finds none in time
     command: str = "gnnplan learn"  # recorded in the model's metadata
     started: float | None = None  # time.perf_counter() at the command's start (default: now)
+    device: str = "auto"  # training's torch device: auto (a GPU when torch sees one), cpu, cuda, cuda:N
+    batch_size: int | None = None  # states per step; None: the device's (recipe.CPU_BATCH, recipe.GPU_BATCH)
+    label_only: bool = False  # stop after labelling; the same run continues (trains) later, here or elsewhere
 
 
 def choosing_reserve(budget: float, judges: int) -> float:
@@ -121,6 +124,10 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     domain, output = Path(domain), Path(output)
     if not domain.is_file():
         raise LearnInputError(f"{domain}: no such domain file")
+    if not options.label_only:  # a device that cannot be had is refused before any work
+        from up_gnnplan.training.devices import resolve_device
+
+        resolve_device(options.device)
     phase_start = time.perf_counter()
     files = problem_files(domain, problems)
     say(f"checking {len(files)} problem(s) of {domain.name}")
@@ -153,6 +160,13 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
         _label_stage(domain, options, say, run, work, clock, train_problems)
         _add_phase(run, "labelling", time.perf_counter() - start)
     labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in LABELLED]
+    if options.label_only:
+        states = sum(run.labels[p.name]["states"] for p in labelled)
+        say(f"labelled {len(labelled)} of {len(train_problems)} training problem(s), {states:,} states, in {work}; "
+            f"{clock.spent():.0f} s of {clock.budget:.0f} s spent. The same command without --label-only trains "
+            "(here, or on another machine with this folder)")
+        return {"label_only": True, "labelled": len(labelled), "problems": len(train_problems), "states": int(states),
+                "work_dir": str(work), "seconds": round(clock.spent(), 1)}
     if not labelled:
         statuses = {run.labels.get(p.name, {}).get("status") for p in train_problems}
         if statuses <= {"unsolvable"}:
@@ -314,6 +328,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     from up_gnnplan.datasets.store import Dataset
     from up_gnnplan.learn.recipe import Recipe, choose, config_of
     from up_gnnplan.problems import load_task
+    from up_gnnplan.training.devices import resolve_device
     from up_gnnplan.training.loop import train
 
     data = None
@@ -340,13 +355,16 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                          "--timeout")
     if run.recipe is None:
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
-        run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges]))
+        gpu = resolve_device(options.device).type == "cuda"
+        run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=gpu,
+                                   batch_size=options.batch_size))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
-    config = config_of(recipe, options.seed)
+    config = config_of(recipe, options.seed, options.device)
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {len(labelled)} problem(s) for "
-        f"up to {_duration(seconds)}; epochs of {config.epoch_states} states, judged by the greedy policy on "
+        f"up to {_duration(seconds)} on {resolve_device(config.device)}; epochs of {config.epoch_states} states "
+        f"(batches of {config.batch_size}), judged by the greedy policy on "
         f"{len(judges)} held-back problem(s) ({', '.join(p.name for p in judges) or 'none: by the training error'}, "
         f"at most {config.policy_steps} steps each)")
     last = [0.0]
@@ -452,6 +470,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                      if judged else {}),
                   "best_epoch": record.get("best_epoch"), "epochs": record.get("epochs")},
         "recipe": run.recipe,
+        "device": record.get("device"),
         "phases": {k: round(v, 1) for k, v in run.phases.items()},
         "seconds": round(clock.spent(), 1),
     }
