@@ -205,3 +205,55 @@ def test_the_judge_holds_back_the_largest_problems_and_one_of_middle_size():
     assert len(train) == 9 and not {p.path for p in train} & {p.path for p in judges}
     small = problems[:4]
     assert judge_split(small) == (small[:3], small[3:])  # fewer than ten: the largest alone
+
+
+def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_moved_folder(tmp_path):
+    """Label on one machine (``--label-only``), train on another from a copy of the run folder."""
+    import shutil
+
+    _gripper(tmp_path / "a", [2, 3, 4])
+    output = tmp_path / "a.onnx"
+    args = [str(tmp_path / "a" / "domain.pddl"), str(tmp_path / "a"), "--timeout", "20", "--device", "cpu"]
+    labelled = CliRunner().invoke(main, ["learn", *args, "-o", str(output), "--label-only"])
+    assert labelled.exit_code == 0, labelled.output
+    assert "without --label-only trains" in labelled.output and "training rgnn" not in labelled.output
+    assert not output.exists()
+    run = json.loads((tmp_path / "a.onnx.learn" / "run.json").read_text())
+    assert run["labels_done"] and run["recipe"] is None  # the recipe is chosen where training runs
+
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    shutil.copytree(tmp_path / "a.onnx.learn", tmp_path / "b.learn")
+    moved = [str(tmp_path / "b" / "domain.pddl"), str(tmp_path / "b"), "--timeout", "20", "--device", "cpu",
+             "--batch-size", "16", "-o", str(tmp_path / "b.onnx"), "--work-dir", str(tmp_path / "b.learn")]
+    trained = CliRunner().invoke(main, ["learn", *moved])
+    assert trained.exit_code == 0, trained.output
+    assert "continuing the run" in trained.output and "\nlabelling " not in trained.output  # no labelling stage again
+    assert "batches of 16" in trained.output
+    learnt = _metadata(tmp_path / "b.onnx")["training_record"]
+    assert learnt["learn"]["recipe"]["batch_size"] == 16 and learnt["learn"]["device"] == "cpu"
+    assert learnt["learn"]["sessions"] == 2
+
+
+def test_the_recipe_follows_the_device():
+    from up_gnnplan.learn.recipe import CPU_BATCH, GPU_BATCH, MAX_EPOCH_STATES, Recipe, choose
+
+    labelled = [{"objects": 10, "plan_length": 20}]
+    cpu, gpu = choose(600, labelled, [20]), choose(600, labelled, [20], gpu=True)
+    assert (cpu.batch_size, gpu.batch_size) == (CPU_BATCH, GPU_BATCH)
+    assert cpu.epoch_states <= MAX_EPOCH_STATES < gpu.epoch_states  # a GPU epoch is larger, so judging stays a share
+    assert choose(600, labelled, [20], gpu=True, batch_size=32).batch_size == 32
+    older = {"head": "logits+value", "epoch_states": 1000, "policy_steps": 100, "seconds": 60.0}
+    assert Recipe(**older).batch_size == 32  # a run folder of an earlier version continues with its batch
+
+
+def test_a_device_that_is_not_there_is_refused_before_any_work(tmp_path):
+    import torch
+
+    if torch.cuda.device_count() > 8:
+        pytest.skip("this machine has GPUs up to cuda:8")
+    _gripper(tmp_path / "g", [2, 3])
+    output = tmp_path / "m.onnx"
+    result = CliRunner().invoke(main, ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"), "-o",
+                                       str(output), "--device", "cuda:9"])
+    assert result.exit_code == 2 and "cuda:9" in result.output and "not available" in result.output, result.output
+    assert not output.exists() and not output.with_name("m.onnx.learn").exists()
