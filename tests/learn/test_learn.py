@@ -242,8 +242,9 @@ def test_the_recipe_follows_the_device():
     assert (cpu.batch_size, gpu.batch_size) == (CPU_BATCH, GPU_BATCH)
     assert cpu.epoch_states <= MAX_EPOCH_STATES < gpu.epoch_states  # a GPU epoch is larger, so judging stays a share
     assert choose(600, labelled, [20], gpu=True, batch_size=32).batch_size == 32
+    assert (cpu.lr, gpu.lr) == (pytest.approx(1e-3), pytest.approx(8e-3))  # the rate scales with the batch
     older = {"head": "logits+value", "epoch_states": 1000, "policy_steps": 100, "seconds": 60.0}
-    assert Recipe(**older).batch_size == 32  # a run folder of an earlier version continues with its batch
+    assert (Recipe(**older).batch_size, Recipe(**older).lr) == (32, 1e-3)  # an earlier version's run folder continues
 
 
 def test_a_device_that_is_not_there_is_refused_before_any_work(tmp_path):

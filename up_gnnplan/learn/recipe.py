@@ -14,9 +14,12 @@ in common, and is used here:
 - no early stop on the validation error (``--patience 1000``): the judge keeps the best epoch;
 - the R-GNN's defaults otherwise (30 shared layers, 32 features, Adam 1e-3, batch 32 on a CPU).
 
-On a GPU the batch is 256 states: an H100 trained 2.8x one CPU thread's states per second at
-batch 32 (each step is thousands of small kernels) and 7.1x at batch 256
-(``benchmarks/results/gpu_check``).
+On a GPU the batch is 256 states, with the learning rate scaled by the batch (8e-3): an H100
+trained 2.8x one CPU thread's states per second at batch 32 (each step is thousands of small
+kernels) and 7.1x at batch 256. At 1e-3, batch 256 learnt no more per step than batch 32, so the
+GPU's larger batches were wasted (a 16-minute Rovers run: training action error 0.11-0.13
+against 0.05 on the CPU); at 8e-3 it reached the CPU's batch-32 validation error in the same
+time and went below it (``benchmarks/results/gpu_check``).
 
 The budget and the device decide the size of an epoch, so that the judge sees ten or more epochs
 whatever the budget; the judge's step limit grows with the judge problems' size.
@@ -35,6 +38,7 @@ ASSUMED_RATE = 80.0
 # The same on a GPU at GPU_BATCH (an H100: 1,788 states/s on Satellite's labels, 274 at batch 32).
 ASSUMED_GPU_RATE = 1200.0
 CPU_BATCH, GPU_BATCH = 32, 256
+BASE_LR = 1e-3  # Adam's learning rate at CPU_BATCH; other batches scale it in proportion
 MIN_EPOCH_STATES, MAX_EPOCH_STATES = 128, 8192
 MAX_GPU_EPOCH_STATES = 65536  # a GPU's epoch of 8,192 states is seconds: the judge would take most of the time
 
@@ -48,6 +52,7 @@ class Recipe:
     policy_steps: int
     seconds: float
     batch_size: int = CPU_BATCH  # runs of an earlier version recorded no batch: theirs was 32
+    lr: float = BASE_LR
 
 
 def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int], gpu: bool = False,
@@ -65,7 +70,7 @@ def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int],
     per_object = max((p["plan_length"] / max(p["objects"], 1) for p in labelled), default=1.0)
     largest = max(judge_objects, default=0)
     policy_steps = int(min(1000, max(100, 3 * per_object * largest)))
-    return Recipe(HEAD, epoch_states, policy_steps, train_seconds, batch)
+    return Recipe(HEAD, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH)
 
 
 def config_of(recipe: Recipe, seed: int, device: str = "auto"):
@@ -77,4 +82,5 @@ def config_of(recipe: Recipe, seed: int, device: str = "auto"):
     return TrainConfig(architecture="rgnn", head=recipe.head, max_seconds=recipe.seconds, patience=1000,
                        max_epochs=100_000, epoch_states=recipe.epoch_states, policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
-                       seed=seed, threads=1, batch_size=recipe.batch_size, device=device)
+                       seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr,
+                       device=device)
