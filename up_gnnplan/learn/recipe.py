@@ -18,8 +18,8 @@ On a GPU the batch is 256 states, with the learning rate scaled by the batch (8e
 trained 2.8x one CPU thread's states per second at batch 32 (each step is thousands of small
 kernels) and 7.1x at batch 256. At 1e-3, batch 256 learnt no more per step than batch 32, so the
 GPU's larger batches were wasted (a 16-minute Rovers run: training action error 0.11-0.13
-against 0.05 on the CPU); at 8e-3 it reached the CPU's batch-32 validation error in the same
-time and went below it (``benchmarks/results/gpu_check``).
+against 0.05 on the CPU); at 8e-3 it reached the training loss and validation error of the CPU's
+batch 32 in the same time (``benchmarks/results/gpu_check``).
 
 The budget and the device decide the size of an epoch, so that the judge sees ten or more epochs
 whatever the budget; the judge's step limit grows with the judge problems' size.
