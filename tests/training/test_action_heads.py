@@ -210,3 +210,32 @@ def test_cli_trains_exports_and_solves_with_an_action_head(gripper_data, tmp_pat
     result = runner.invoke(main, ["solve", "--example", "gripper/p01.pddl", "--model", str(tmp_path / "m.onnx"),
                                   "--mode", "policy-best-first"])
     assert result.exit_code == 0, result.output
+
+
+def test_unknown_successors_left_out_of_the_cross_entropy(gripper_data):
+    """With ``unknown_successors="left-out"`` an action without a labelled successor is neither a target nor
+    a competitor: the loss is the one without those actions' scores (lower), and unchanged where every
+    successor is known."""
+    import copy
+
+    from up_gnnplan.training.loop import make_objective
+
+    config = TrainConfig(head="logits", hidden=8, layers=2, max_seconds=10, max_epochs=1, epoch_states=32)
+    model, encoding, _ = train(gripper_data, config)
+    objective = make_objective(config, gripper_data)
+    masked = make_objective(TrainConfig(head="logits", unknown_successors="left-out"), gripper_data)
+    batch = objective.select(gripper_data, np.arange(len(gripper_data)))[:16]
+    with torch.no_grad():
+        assert masked.loss(model, encoding, gripper_data, batch) == pytest.approx(
+            float(objective.loss(model, encoding, gripper_data, batch)), rel=1e-6)
+        partial = copy.deepcopy(gripper_data)
+        unknown = 0
+        for i in batch.tolist():  # one non-optimal action per state loses its successor's label
+            lo = partial.action_ptr[i]
+            for k in range(lo, partial.action_ptr[i + 1]):
+                if not optimal_mask(gripper_data, i)[k - lo]:
+                    partial.action_next[k] = -1
+                    unknown += 1
+                    break
+        assert unknown
+        assert float(masked.loss(model, encoding, partial, batch)) < float(objective.loss(model, encoding, partial, batch))

@@ -67,6 +67,10 @@ def _option_defaults(option: str, note: str = "", own_note: str = "") -> str:
               help="Ranking losses: the margin by which the optimal successor is to be valued lower.")
 @click.option("--lr", type=FiniteRange(min=0.0, min_open=True), default=1e-3, show_default=True,
               help="Adam learning rate.")
+@click.option("--unknown-successors", type=click.Choice(["non-optimal", "left-out"]), default="non-optimal",
+              show_default=True,
+              help="Logits heads: an action whose successor the labeller left without V* (its limits) counts as "
+                   "non-optimal in the cross-entropy, or is left out of it.")
 @click.option("--lr-patience", type=click.IntRange(min=0), default=0, show_default=True,
               help="Halve the learning rate after this many epochs without a lower validation error (Müller et al.: 25); "
                    "0: constant.")

@@ -31,6 +31,8 @@ class TrainConfig:
     #                           None: the architecture's default (ARCHITECTURE_DEFAULTS)
     loss: str = "l1"  # l1 (paper) | mse | rank | l1+rank | mse+rank (up_gnnplan.training.ranking)
     rank_margin: float = 1.0  # ranking losses: the margin by which the optimal successor is to be valued lower
+    unknown_successors: str = "non-optimal"  # logits heads: an action whose successor has no label (left out by
+    #                                          the labeller's limits) counts as non-optimal, or "left-out" of the softmax
     rank_siblings: int = 16  # ranking losses: at most this many non-optimal successors per state and step
     lr: float = 1e-3  # Adam learning rate
     lr_patience: int = 0  # halve the learning rate after this many epochs without a lower validation error

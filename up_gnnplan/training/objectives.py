@@ -10,7 +10,8 @@ inputs and a loss, and measures the validation error the best epoch is chosen by
   with the set of optimal ones as the target, ``-log sum_{a optimal} softmax(scores)_a``; for
   ``q`` heads, L1 between ``Q(s, a)`` and ``c(a) + V*(s')``; plus the value loss when the
   model has a value head too. The optimal actions of ``s`` are those with
-  ``c(a) + V*(s') = V*(s)``. Its validation error is the share of states whose best-scored
+  ``c(a) + V*(s') = V*(s)``; an action whose successor the labeller left without V* counts as
+  non-optimal, or, with ``unknown_successors="left-out"``, is left out of the softmax. Its validation error is the share of states whose best-scored
   action is not optimal.
 
 A dead-end successor has no finite V*; as a Q target it counts as ``c(a)`` plus one more than
@@ -138,6 +139,7 @@ class ActionObjective(ChoiceObjective):
         super().__init__(config)
         self.kind, self.value = kind, value
         self.also_value = value
+        self.leave_out_unknown = config.unknown_successors == "left-out"
         finite = dataset.value[np.isfinite(dataset.value)]
         self.dead_end_value = float(finite.max()) + 1.0 if len(finite) else 1.0
 
@@ -183,6 +185,8 @@ class ActionObjective(ChoiceObjective):
         scores = out["scores"][order]
         if self.kind == "logits":
             n = len(batch)
+            if self.leave_out_unknown:
+                scores = scores.masked_fill(~known, -1e30)  # neither optimal nor not: out of the softmax
             everything = segment_logsumexp(scores, state_of, n)
             best = segment_logsumexp(scores.masked_fill(~optimal, -1e30), state_of, n)
             loss = (everything - best).mean()
