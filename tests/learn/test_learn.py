@@ -224,16 +224,13 @@ def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_m
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     shutil.copytree(tmp_path / "a.onnx.learn", tmp_path / "b.learn")
     moved = [str(tmp_path / "b" / "domain.pddl"), str(tmp_path / "b"), "--timeout", "20", "--device", "cpu",
-             "--batch-size", "16", "--unknown-successors", "left-out", "-o", str(tmp_path / "b.onnx"),
-             "--work-dir", str(tmp_path / "b.learn")]
+             "--batch-size", "16", "-o", str(tmp_path / "b.onnx"), "--work-dir", str(tmp_path / "b.learn")]
     trained = CliRunner().invoke(main, ["learn", *moved])
     assert trained.exit_code == 0, trained.output
     assert "continuing the run" in trained.output and "\nlabelling " not in trained.output  # no labelling stage again
     assert "batches of 16" in trained.output
     learnt = _metadata(tmp_path / "b.onnx")["training_record"]
     assert learnt["learn"]["recipe"]["batch_size"] == 16 and learnt["learn"]["device"] == "cpu"
-    assert learnt["learn"]["recipe"]["unknown_successors"] == "left-out"
-    assert learnt["learn"]["recipe"]["lr"] == pytest.approx(0.5e-3)  # scaled with the batch
     assert learnt["learn"]["sessions"] == 2
 
 

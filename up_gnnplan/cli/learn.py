@@ -29,17 +29,12 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
               help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Training states per step.  [default: 32 on a CPU, 256 on a GPU]")
-@click.option("--unknown-successors", type=click.Choice(["non-optimal", "left-out"]), default="non-optimal",
-              show_default=True,
-              help="An action whose successor labelling left without V* (along a plan, beyond its limits) counts as "
-                   "non-optimal in the action head's cross-entropy, or is left out of it.")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
-def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, unknown_successors,
-          label_only, memory_mb):
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, label_only, memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -60,7 +55,6 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
 
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only,
-                           unknown_successors=unknown_successors,
                            command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
     try:
         run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))

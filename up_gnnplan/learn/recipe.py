@@ -53,11 +53,10 @@ class Recipe:
     seconds: float
     batch_size: int = CPU_BATCH  # runs of an earlier version recorded no batch: theirs was 32
     lr: float = BASE_LR
-    unknown_successors: str = "non-optimal"  # TrainConfig.unknown_successors
 
 
 def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int], gpu: bool = False,
-           batch_size: int | None = None, unknown_successors: str = "non-optimal") -> Recipe:
+           batch_size: int | None = None) -> Recipe:
     """Return the recipe for ``train_seconds`` of training on ``labelled`` problem summaries
     (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects, on a GPU or
     not; ``batch_size`` None: the device's (:data:`CPU_BATCH`, :data:`GPU_BATCH`)."""
@@ -71,8 +70,7 @@ def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int],
     per_object = max((p["plan_length"] / max(p["objects"], 1) for p in labelled), default=1.0)
     largest = max(judge_objects, default=0)
     policy_steps = int(min(1000, max(100, 3 * per_object * largest)))
-    return Recipe(HEAD, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH,
-                  unknown_successors)
+    return Recipe(HEAD, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH)
 
 
 def config_of(recipe: Recipe, seed: int, device: str = "auto"):
@@ -85,4 +83,4 @@ def config_of(recipe: Recipe, seed: int, device: str = "auto"):
                        max_epochs=100_000, epoch_states=recipe.epoch_states, policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
                        seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr,
-                       unknown_successors=recipe.unknown_successors, device=device)
+                       device=device)

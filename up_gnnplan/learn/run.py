@@ -65,7 +65,6 @@ class LearnOptions:
     device: str = "auto"  # training's torch device: auto (a GPU when torch sees one), cpu, cuda, cuda:N
     batch_size: int | None = None  # states per step; None: the device's (recipe.CPU_BATCH, recipe.GPU_BATCH)
     label_only: bool = False  # stop after labelling; the same run continues (trains) later, here or elsewhere
-    unknown_successors: str = "non-optimal"  # TrainConfig.unknown_successors
 
 
 def choosing_reserve(budget: float, judges: int) -> float:
@@ -358,7 +357,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
         gpu = resolve_device(options.device).type == "cuda"
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=gpu,
-                                   batch_size=options.batch_size, unknown_successors=options.unknown_successors))
+                                   batch_size=options.batch_size))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
     config = config_of(recipe, options.seed, options.device)
