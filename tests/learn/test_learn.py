@@ -258,3 +258,30 @@ def test_a_device_that_is_not_there_is_refused_before_any_work(tmp_path):
                                        str(output), "--device", "cuda:9"])
     assert result.exit_code == 2 and "cuda:9" in result.output and "not available" in result.output, result.output
     assert not output.exists() and not output.with_name("m.onnx.learn").exists()
+
+
+def test_sigterm_stops_the_run_as_ctrl_c_does_and_the_same_command_continues(tmp_path):
+    """A background job ignores SIGINT; a scheduler stops with SIGTERM. Either way the run folder keeps
+    what was done, and the same command continues from it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    _gripper(tmp_path / "g", [2, 3, 4])
+    output = tmp_path / "m.onnx"
+    command = [sys.executable, "-m", "up_gnnplan.cli", "learn", str(tmp_path / "g" / "domain.pddl"),
+               str(tmp_path / "g"), "-o", str(output), "--timeout", "300"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if "epoch" in line:  # training has begun
+            process.send_signal(signal.SIGTERM)
+            break
+    rest = process.communicate(timeout=60)[1]
+    assert process.returncode == 130, "".join(lines) + rest
+    assert "run the same command to continue" in rest
+    run = json.loads((tmp_path / "m.onnx.learn" / "run.json").read_text())
+    assert run["labels_done"] and run["spent"] > 0 and "labelling" in run["phases"]
+    assert not output.exists()

@@ -19,7 +19,9 @@ code  meaning
 from __future__ import annotations
 
 import math
+import signal
 import sys
+from contextlib import contextmanager
 
 import click
 from click.core import ParameterSource
@@ -28,7 +30,7 @@ EXIT_OK = 0
 EXIT_INPUT_ERROR = 2  # bad input: file, PDDL, unsupported feature, dataset of another domain
 EXIT_UNSOLVABLE = 3  # the problem is proven unsolvable (or could not be solved)
 EXIT_LIMIT = 4  # the time or memory limit was reached before a plan was found (and validated)
-EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_INTERRUPTED = 130  # Ctrl-C, or SIGTERM where a command stops as Ctrl-C stops it (stopped_by_sigterm)
 
 # Commands whose limit counts up to the process's end set this: their process then ends at once
 # after the output is flushed, instead of spending up to half a second tearing down pymimir's and
@@ -39,6 +41,25 @@ EXIT_CODES = {EXIT_OK: "done", 1: "an unexpected failure (a bug)",
               EXIT_INPUT_ERROR: "bad input (usage, files, PDDL, models, datasets)",
               EXIT_UNSOLVABLE: "proven unsolvable, or no plan found", EXIT_LIMIT: "time or memory limit reached",
               EXIT_INTERRUPTED: "interrupted"}
+
+
+@contextmanager
+def stopped_by_sigterm():
+    """Within this block SIGTERM stops the command as Ctrl-C does (``KeyboardInterrupt``), so that a long run
+    saves what it continues from: a scheduler's stop and ``kill`` send SIGTERM, and a job a shell started in the
+    background ignores Ctrl-C's SIGINT."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave SIGTERM as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def fail(error, code: int = EXIT_INPUT_ERROR):

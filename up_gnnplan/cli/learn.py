@@ -7,7 +7,7 @@ import sys
 import click
 
 from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, memory_option, renamed,
-                                   timeout_option)
+                                   stopped_by_sigterm, timeout_option)
 
 
 @click.command(cls=Command)
@@ -57,7 +57,8 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only,
                            command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
     try:
-        run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))
+        with stopped_by_sigterm():
+            run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))
     except GnnplanError as error:
         fail(error)
     except KeyboardInterrupt:

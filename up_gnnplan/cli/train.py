@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from up_gnnplan.cli.common import EXIT_INTERRUPTED, EXIT_LIMIT, SECONDS, Command, FiniteRange, fail, renamed
+from up_gnnplan.cli.common import (EXIT_INTERRUPTED, EXIT_LIMIT, SECONDS, Command, FiniteRange, fail, renamed,
+                                   stopped_by_sigterm)
 from up_gnnplan.models import ARCHITECTURES, HEADS, architectures_with, option_default  # the registry: no torch
 
 
@@ -209,9 +210,10 @@ def train(datasets, output, validation_datasets, validation_problems, validation
                               f"{'best epoch so far' if kind == 'best' else 'last epoch'}): {path}")
 
         try:
-            model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks,
-                                          state_path=state_path, snapshot_minutes=minutes, on_snapshot=on_snapshot,
-                                          started=started)
+            with stopped_by_sigterm():
+                model, encoding, record = run(data, config, on_epoch, validation=validation, validation_tasks=tasks,
+                                              state_path=state_path, snapshot_minutes=minutes,
+                                              on_snapshot=on_snapshot, started=started)
         except LimitReached as error:
             fail(error, EXIT_LIMIT)
         except (GnnplanError, ValueError) as error:  # e.g. a head the architecture or the dataset cannot serve
