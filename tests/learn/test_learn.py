@@ -58,17 +58,15 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert not list(tmp_path.glob(".*.partial"))
 
     meta = _metadata(output)
-    assert meta["heads"]["action_kind"] == "logits" and "value" in meta["heads"]["outputs"]
+    assert meta["heads"]["action_kind"] == "logits" and "value" not in meta["heads"]["outputs"]  # the action head alone
     learnt = meta["training_record"]["learn"]
     assert learnt["command"].startswith("gnnplan learn") and learnt["minutes"] == pytest.approx(SECONDS / 60)
     assert learnt["judge"]["problems"] == [problems[-1].stem]  # the largest problem judges
     assert "solved" in learnt["judge"]
     assert learnt["data"]["labelled"] and learnt["data"]["states"] > 0
-    assert set(learnt["phases"]) >= {"checking", "labelling", "training", "choosing", "export"}
-    # The judge ran the value policy too; mode auto starts with it only where it solved more.
-    chosen, judged = meta["training_record"]["first_policy"], meta["training_record"]["first_policy_judge"]
-    more = judged["value_policy"]["solved"] > judged["action_policy"]["solved"]
-    assert chosen == ("policy" if more else "action-policy") and judged["action_policy"]["solved"] == learnt["judge"]["solved"]
+    assert set(learnt["phases"]) >= {"checking", "labelling", "training", "export"}
+    assert "choosing" not in learnt["phases"] and "first_policy" not in meta["training_record"]  # no value policy
+    chosen = "action-policy"
 
     problem = PDDLReader().parse_problem(str(domain), str(large))
     with OneshotPlanner(name="gnnplan", params={"model": str(output)}) as planner:
@@ -224,13 +222,20 @@ def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_m
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     shutil.copytree(tmp_path / "a.onnx.learn", tmp_path / "b.learn")
     moved = [str(tmp_path / "b" / "domain.pddl"), str(tmp_path / "b"), "--timeout", "20", "--device", "cpu",
-             "--batch-size", "16", "-o", str(tmp_path / "b.onnx"), "--work-dir", str(tmp_path / "b.learn")]
+             "--batch-size", "16", "--head", "logits+value", "-o", str(tmp_path / "b.onnx"),
+             "--work-dir", str(tmp_path / "b.learn")]
     trained = CliRunner().invoke(main, ["learn", *moved])
     assert trained.exit_code == 0, trained.output
     assert "continuing the run" in trained.output and "\nlabelling " not in trained.output  # no labelling stage again
     assert "batches of 16" in trained.output
     learnt = _metadata(tmp_path / "b.onnx")["training_record"]
     assert learnt["learn"]["recipe"]["batch_size"] == 16 and learnt["learn"]["device"] == "cpu"
+    assert learnt["learn"]["recipe"]["head"] == "logits+value"
+    # With a value head the judge runs the value policy too; mode auto starts with it only where it solved more.
+    chosen, judged = learnt["first_policy"], learnt["first_policy_judge"]
+    more = judged["value_policy"]["solved"] > judged["action_policy"]["solved"]
+    assert chosen == ("policy" if more else "action-policy")
+    assert judged["action_policy"]["solved"] == learnt["learn"]["judge"]["solved"]
     assert learnt["learn"]["sessions"] == 2
 
 
@@ -285,3 +290,18 @@ def test_sigterm_stops_the_run_as_ctrl_c_does_and_the_same_command_continues(tmp
     run = json.loads((tmp_path / "m.onnx.learn" / "run.json").read_text())
     assert run["labels_done"] and run["spent"] > 0 and "labelling" in run["phases"]
     assert not output.exists()
+
+
+def test_a_continued_run_keeps_its_head_and_batch(tmp_path):
+    import shutil
+
+    _gripper(tmp_path / "g", [2, 3, 4])
+    args = ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"), "-o", str(tmp_path / "m.onnx"),
+            "--timeout", "15", "--device", "cpu"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    work = tmp_path / "m.onnx.learn"
+    shutil.copy(work / "run.json", tmp_path / "run.json")  # the finished run's folder, as a stopped one would be
+    (tmp_path / "m.onnx").unlink()
+    result = CliRunner().invoke(main, [*args, "--timeout", "30", "--head", "logits+value"])
+    assert result.exit_code == 2 and "trains logits at batches of 32" in result.output, result.output
+    assert not (tmp_path / "m.onnx").exists()

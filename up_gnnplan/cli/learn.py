@@ -29,12 +29,17 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
               help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Training states per step.  [default: 32 on a CPU, 256 on a GPU]")
+@click.option("--head", type=click.Choice(["logits", "logits+value"]), default=None,
+              help="The model's heads: the action head alone, or a value head beside it for mode auto's value "
+                   "policy and GBFS on V (it shares the network: on Rovers and Transport it cost the action policy "
+                   "7 of 30 plans).  [default: logits]")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
-def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, label_only, memory_mb):
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, head, label_only,
+          memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -54,7 +59,7 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
     from up_gnnplan.limits import command_start
 
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
-                           memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only,
+                           memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only, head=head,
                            command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
     try:
         with stopped_by_sigterm():

@@ -6,8 +6,13 @@ in common, and is used here:
 - an action head (``logits``: cross-entropy over the optimal actions) beat the value policy on
   every domain it was tried on (Childsnack 30/30 against 5/30, Rovers 23 against 13, Miconic the
   same coverage in a quarter of the time: one forward pass per step instead of one per
-  successor). A value head is trained beside it (``logits+value``), so that the engine's mode
-  auto has GBFS on V as the fallback when the action policy gives up;
+  successor);
+- the action head alone, as the hand-made models have it: a value head beside it (``logits+value``,
+  the recipe until 2026-11-27) shares the network and cost the action policy. On the labels of
+  30-minute runs, 15 minutes of training each, testing/easy by the model: Rovers 25 against 18,
+  Transport 28 against 21 (mode auto's fallback then is policy-best-first with FF, not GBFS on V;
+  ``benchmarks/results/learn_eval/README.md``). ``--head logits+value`` keeps the value head for
+  mode auto's value policy and GBFS on V;
 - the epoch is chosen by a policy judge (``gnnplan train --validation-problem``): the greedy
   policy on problems larger than the training ones, most solved, then fewest steps; on Blocks a
   lower validation error did not mean a better policy on larger problems;
@@ -29,7 +34,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-HEAD = "logits+value"
+HEAD = "logits"
+HEADS = ("logits", "logits+value")  # what gnnplan learn --head takes
 # An epoch should take about this share of the training time (at least 10 judged epochs).
 EPOCH_SHARE = 0.08
 # Training states per second assumed (logits+value R-GNN on one CPU thread): measured about 100 on Goldminer's
@@ -56,10 +62,10 @@ class Recipe:
 
 
 def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int], gpu: bool = False,
-           batch_size: int | None = None) -> Recipe:
+           batch_size: int | None = None, head: str = HEAD) -> Recipe:
     """Return the recipe for ``train_seconds`` of training on ``labelled`` problem summaries
     (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects, on a GPU or
-    not; ``batch_size`` None: the device's (:data:`CPU_BATCH`, :data:`GPU_BATCH`)."""
+    not; ``batch_size`` None: the device's (:data:`CPU_BATCH`, :data:`GPU_BATCH`); ``head``: one of :data:`HEADS`."""
     batch = batch_size or (GPU_BATCH if gpu else CPU_BATCH)
     # States per second grow with the batch, less than in proportion (measured: CPU 2.5x, H100 6.5x from 32 to 256).
     rate = (ASSUMED_GPU_RATE * (batch / GPU_BATCH) ** 0.9) if gpu else ASSUMED_RATE * (batch / CPU_BATCH) ** 0.44
@@ -70,7 +76,7 @@ def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int],
     per_object = max((p["plan_length"] / max(p["objects"], 1) for p in labelled), default=1.0)
     largest = max(judge_objects, default=0)
     policy_steps = int(min(1000, max(100, 3 * per_object * largest)))
-    return Recipe(HEAD, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH)
+    return Recipe(head, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH)
 
 
 def config_of(recipe: Recipe, seed: int, device: str = "auto"):

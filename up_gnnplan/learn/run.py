@@ -65,12 +65,13 @@ class LearnOptions:
     device: str = "auto"  # training's torch device: auto (a GPU when torch sees one), cpu, cuda, cuda:N
     batch_size: int | None = None  # states per step; None: the device's (recipe.CPU_BATCH, recipe.GPU_BATCH)
     label_only: bool = False  # stop after labelling; the same run continues (trains) later, here or elsewhere
+    head: str | None = None  # the model's heads (recipe.HEADS); None: the recipe's (recipe.HEAD)
 
 
-def choosing_reserve(budget: float, judges: int) -> float:
+def choosing_reserve(budget: float, judges: int, head: str) -> float:
     """Seconds kept back after training for the value policy's runs on the judge problems (``choosing``):
-    5% of the budget, at most 90 s; none without judge problems."""
-    return min(90.0, 0.05 * budget) if judges else 0.0
+    5% of the budget, at most 90 s; none without judge problems or without a value head."""
+    return min(90.0, 0.05 * budget) if judges and "value" in head.split("+") else 0.0
 
 
 def export_reserve(budget: float) -> float:
@@ -184,7 +185,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
                                                                 judges)
     _add_phase(run, "training", time.perf_counter() - start)
-    if tasks and "policy_validation" in record:
+    if tasks and "policy_validation" in record and "value" in getattr(model, "outputs", ()):
         start = time.perf_counter()
         _choose_first_policy(model, encoding, config, record, tasks, clock, say)
         _add_phase(run, "choosing", time.perf_counter() - start)
@@ -326,7 +327,7 @@ def _duration(seconds: float) -> str:
 
 def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     from up_gnnplan.datasets.store import Dataset
-    from up_gnnplan.learn.recipe import Recipe, choose, config_of
+    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of
     from up_gnnplan.problems import load_task
     from up_gnnplan.training.devices import resolve_device
     from up_gnnplan.training.loop import train
@@ -342,8 +343,10 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     state_path = work / "train.safetensors"
     before = _trained_seconds(state_path)
 
+    head = (run.recipe or {}).get("head") or options.head or HEAD
+
     def training_left() -> float:
-        return clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges))
+        return clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
 
     seconds = training_left()
     if seconds < MIN_TRAIN_SECONDS and run.sessions > 1:
@@ -357,9 +360,13 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
         gpu = resolve_device(options.device).type == "cuda"
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=gpu,
-                                   batch_size=options.batch_size))
+                                   batch_size=options.batch_size, head=options.head or HEAD))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
+    if (options.head or recipe.head) != recipe.head or (options.batch_size or recipe.batch_size) != recipe.batch_size:
+        raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size}, as chosen when its "
+                         "training began; continue it without --head and --batch-size, or remove the folder to start "
+                         "anew")
     config = config_of(recipe, options.seed, options.device)
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {len(labelled)} problem(s) for "
