@@ -30,9 +30,8 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Training states per step.  [default: 32 on a CPU, 256 on a GPU]")
 @click.option("--head", type=click.Choice(["logits", "logits+value"]), default=None,
-              help="The model's heads: the action head alone, or a value head beside it for mode auto's value "
-                   "policy and GBFS on V (it shares the network: on Rovers and Transport it cost the action policy "
-                   "7 of 30 plans).  [default: logits]")
+              help="The model's heads: a value head beside the action head (mode auto's value policy and GBFS on "
+                   "V), or the action head alone.  [default: logits+value]")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")
