@@ -344,6 +344,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     before = _trained_seconds(state_path)
 
     head = (run.recipe or {}).get("head") or options.head or HEAD
+    device = resolve_device(options.device)
 
     def training_left() -> float:
         return clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
@@ -358,8 +359,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                          "--timeout")
     if run.recipe is None:
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
-        gpu = resolve_device(options.device).type == "cuda"
-        run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=gpu,
+        run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=device.type == "cuda",
                                    batch_size=options.batch_size, head=options.head or HEAD))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
@@ -370,7 +370,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     config = config_of(recipe, options.seed, options.device)
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {len(labelled)} problem(s) for "
-        f"up to {_duration(seconds)} on {resolve_device(config.device)}; epochs of {config.epoch_states} states "
+        f"up to {_duration(seconds)} on {device}; epochs of {config.epoch_states} states "
         f"(batches of {config.batch_size}), judged by the greedy policy on "
         f"{len(judges)} held-back problem(s) ({', '.join(p.name for p in judges) or 'none: by the training error'}, "
         f"at most {config.policy_steps} steps each)")
