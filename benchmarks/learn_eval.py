@@ -85,15 +85,15 @@ RUNS = ("learn", "lama", "shipped", "goose")
 
 
 def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labels: str = "optimal",
-               only: tuple = RUNS) -> None:
+               only: tuple = RUNS, head: str | None = None) -> None:
     domain_file, training, sets = _layout(domain)
     work = out / domain
     work.mkdir(parents=True, exist_ok=True)
     model = work / "learn.onnx"
     if not model.is_file():
         print(f"{domain}: gnnplan learn --timeout {timeout:g}", flush=True)
-        _sh(["gnnplan", "learn", domain_file, training, "-o", model, "--timeout", timeout, "--labels", labels],
-            work / "learn.log")
+        _sh(["gnnplan", "learn", domain_file, training, "-o", model, "--timeout", timeout, "--labels", labels,
+             *(["--head", head] if head else [])], work / "learn.log")
     if not model.is_file():
         print(f"{domain}: no model (see {work / 'learn.log'})", flush=True)
         return
@@ -188,13 +188,15 @@ def main(argv=None):
     run.add_argument("--labels", choices=("optimal", "satisficing"), default="optimal",
                      help="gnnplan learn --labels")
     run.add_argument("--runs", default=",".join(RUNS), help=f"the compare runs, of {','.join(RUNS)}")
+    run.add_argument("--head", choices=("logits", "logits+value"), help="gnnplan learn --head (default: learn's)")
     run.add_argument("-o", "--output", type=Path, required=True)
     rep = sub.add_parser("report", help="print the markdown table of a run's folder")
     rep.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "run":
         for domain in args.domains:
-            run_domain(domain, args.output, args.timeout, args.task_timeout, args.labels, tuple(args.runs.split(",")))
+            run_domain(domain, args.output, args.timeout, args.task_timeout, args.labels, tuple(args.runs.split(",")),
+                       args.head)
     print(report(args.output))
 
 

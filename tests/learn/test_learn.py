@@ -1,7 +1,8 @@
 """``gnnplan learn``: a tiny domain learnt end to end in seconds, and the bad inputs it refuses.
 
-The end-to-end test learns Gripper from problems of 2-4 balls (judged on 5) in a budget of
-about 20 s, checks that the budget held and what the model's metadata records, and solves a
+The end-to-end test learns Gripper from problems of 2-5 balls (judged on 6, the one of 4 held
+out of training to compare epochs by its action error) in a budget of about 20 s, checks that
+the budget held and what the model's metadata records, and solves a
 problem of 10 balls with the result through the engine (which validates every plan).
 """
 
@@ -43,7 +44,7 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import OneshotPlanner
 
-    problems = _gripper(tmp_path / "train", [2, 3, 4, 5])
+    problems = _gripper(tmp_path / "train", [2, 3, 4, 5, 6])
     large = _gripper(tmp_path / "test", [10], seed=100)[0]
     domain = tmp_path / "train" / "domain.pddl"
     output = tmp_path / "gripper.onnx"
@@ -64,6 +65,13 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert learnt["judge"]["problems"] == [problems[-1].stem]  # the largest problem judges
     assert "solved" in learnt["judge"]
     assert learnt["data"]["labelled"] and learnt["data"]["states"] > 0
+    # The second largest labelled problem is held out: not trained on, its action error breaks the judge's ties.
+    held = problems[2].stem
+    assert learnt["data"]["held_out"] == [held] and held in learnt["data"]["labelled"]
+    record = meta["training_record"]
+    assert held not in record["problems"] and record["validation_problems"] == [held]
+    assert learnt["judge"]["ties"] == "error" and 0.0 <= learnt["judge"]["held_out_error"] <= 1.0
+    assert "held out of training" in result.output and "on the held-out problems" in result.output
     assert set(learnt["phases"]) >= {"checking", "labelling", "training", "choosing", "export"}
     # The judge ran the value policy too; mode auto starts with it only where it solved more.
     chosen, judged = meta["training_record"]["first_policy"], meta["training_record"]["first_policy_judge"]
@@ -207,6 +215,25 @@ def test_the_judge_holds_back_the_largest_problems_and_one_of_middle_size():
     assert judge_split(small) == (small[:3], small[3:])  # fewer than ten: the largest alone
 
 
+def test_every_second_of_the_largest_labelled_problems_is_held_out():
+    from up_gnnplan.learn.recipe import MAX_HELD_OUT, held_out
+
+    assert held_out(list(range(3))) == []  # too few to spare one
+    assert held_out(list(range(4))) == [2]  # the second largest: the largest is still trained on
+    assert held_out(list(range(23))) == [21, 19, 17, 15]  # a fifth, every second from the second largest down
+    assert len(held_out(list(range(100)))) == MAX_HELD_OUT
+
+
+def test_ties_of_the_judge_are_broken_by_steps_or_by_the_error():
+    from up_gnnplan.training.judging import score_key
+
+    fewer_steps, lower_error, more_solved = (-1, 40, 0.30), (-1, 45, 0.10), (-2, 90, 0.50)
+    assert min([fewer_steps, lower_error], key=score_key) == fewer_steps
+    assert min([fewer_steps, lower_error], key=lambda s: score_key(s, "error")) == lower_error
+    assert min([fewer_steps, lower_error, more_solved], key=lambda s: score_key(s, "error")) == more_solved
+    assert score_key((0.2,), "error") == (0.2,)  # without judge problems: the error alone
+
+
 def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_moved_folder(tmp_path):
     """Label on one machine (``--label-only``), train on another from a copy of the run folder."""
     import shutil
@@ -248,6 +275,8 @@ def test_the_recipe_follows_the_device():
     assert (cpu.lr, gpu.lr) == (pytest.approx(1e-3), pytest.approx(8e-3))  # the rate scales with the batch
     older = {"head": "logits+value", "epoch_states": 1000, "policy_steps": 100, "seconds": 60.0}
     assert (Recipe(**older).batch_size, Recipe(**older).lr) == (32, 1e-3)  # an earlier version's run folder continues
+    assert (Recipe(**older).held_out, Recipe(**older).judge_ties) == ([], "steps")  # as it began: nothing held out
+    assert choose(600, labelled, [20], held_out_names=["p3"]).judge_ties == "error"
 
 
 def test_a_device_that_is_not_there_is_refused_before_any_work(tmp_path):

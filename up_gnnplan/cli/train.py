@@ -116,13 +116,17 @@ def _option_defaults(option: str, note: str = "", own_note: str = "") -> str:
                    "and train on all of DATASETS.")
 @click.option("--validation-problem", "validation_problems", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Repeatable. Choose the best epoch by the greedy policy on these problems (larger than the training "
-                   "ones): most solved, then fewest steps, then validation MAE. Needs --validation-domain. On grounding "
+                   "ones): most solved, then fewest steps, then validation error (see --judge-ties). Needs --validation-domain. On grounding "
                    "data (problems with existential goals): by the greedy binding, the ground goal solved by "
                    "LAMA-first, fewest plan steps in all.")
 @click.option("--validation-domain", type=click.Path(dir_okay=False, exists=True),
               help="Domain file of the --validation-problem files.")
 @click.option("--policy-steps", type=click.IntRange(min=1), default=150, show_default=True,
               help="Step limit of the greedy policy on each --validation-problem.")
+@click.option("--judge-ties", type=click.Choice(["steps", "error"]), default="steps", show_default=True,
+              help="Among epochs whose greedy policy solves as many --validation-problem files: the fewest steps win, "
+                   "or the lowest validation error (with --validation-dataset, the error on those held-out problems: "
+                   "what gnnplan learn uses).")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="Training state (safetensors: weights, Adam's moments, random generators, clock), written after "
                    "every epoch. If the file exists, training continues from it: run the same command again after a "

@@ -326,19 +326,11 @@ def _duration(seconds: float) -> str:
 # -- training ----------------------------------------------------------------------------------
 
 def _train_stage(domain, options, say, run, work, clock, labelled, judges):
-    from up_gnnplan.datasets.store import Dataset
-    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of
+    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, held_out
     from up_gnnplan.problems import load_task
     from up_gnnplan.training.devices import resolve_device
     from up_gnnplan.training.loop import train
 
-    data = None
-    for p in labelled:
-        part = Dataset.load(work / "labels" / f"{p.name}.npz", expect=None if data is None else data.signature)
-        if data is None:
-            data = part
-        else:
-            data.extend(part)
     tasks = [load_task(domain, p.path) for p in judges]
     state_path = work / "train.safetensors"
     before = _trained_seconds(state_path)
@@ -360,20 +352,26 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     if run.recipe is None:
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=device.type == "cuda",
-                                   batch_size=options.batch_size, head=options.head or HEAD))
+                                   batch_size=options.batch_size, head=options.head or HEAD,
+                                   held_out_names=[p.name for p in held_out(labelled)]))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
+    data = _load_labels(work, [p for p in labelled if p.name not in recipe.held_out])
+    validation = _load_labels(work, [p for p in labelled if p.name in recipe.held_out])
     if (options.head or recipe.head) != recipe.head or (options.batch_size or recipe.batch_size) != recipe.batch_size:
         raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size}, as chosen when its "
                          "training began; continue it without --head and --batch-size, or remove the folder to start "
                          "anew")
     config = config_of(recipe, options.seed, options.device)
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
-    say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {len(labelled)} problem(s) for "
+    trained = len(labelled) - len(recipe.held_out)
+    checked_on = (f"the action error on {len(recipe.held_out)} labelled problem(s) held out "
+                  f"({', '.join(recipe.held_out)})" if recipe.held_out else "the training error")
+    say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {trained} problem(s) for "
         f"up to {_duration(seconds)} on {device}; epochs of {config.epoch_states} states "
         f"(batches of {config.batch_size}), judged by the greedy policy on "
-        f"{len(judges)} held-back problem(s) ({', '.join(p.name for p in judges) or 'none: by the training error'}, "
-        f"at most {config.policy_steps} steps each)")
+        f"{len(judges)} held-back problem(s) ({', '.join(p.name for p in judges) or 'none'}, "
+        f"at most {config.policy_steps} steps each), then by {checked_on}")
     last = [0.0]
 
     def on_epoch(epoch, loss, error, best):
@@ -383,9 +381,23 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
             say(f"  epoch {epoch}: loss {loss:.3f}, action error {error:.3f} (best {best:.3f}); "
                 f"{_duration(max(0.0, training_left()))} of training left")
 
-    model, encoding, record = train(data, config, on_epoch, validation_tasks=tasks or None, state_path=state_path,
-                                    started=time.perf_counter())
+    model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,
+                                    state_path=state_path, started=time.perf_counter())
     return model, encoding, config, record, data, tasks
+
+
+def _load_labels(work: Path, problems):
+    """Return the labels of ``problems`` as one dataset (None without problems)."""
+    from up_gnnplan.datasets.store import Dataset
+
+    data = None
+    for p in problems:
+        part = Dataset.load(work / "labels" / f"{p.name}.npz", expect=None if data is None else data.signature)
+        if data is None:
+            data = part
+        else:
+            data.extend(part)
+    return data
 
 
 def _choose_first_policy(model, encoding, config, record, tasks, clock, say) -> None:
@@ -471,11 +483,14 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                          for p in labelled},
             "skipped": {name: {"status": s["status"], "note": s.get("note", "")} for name, s in skipped.items()},
             "states": int(sum(run.labels[p.name]["states"] for p in labelled)),
+            "held_out": list((run.recipe or {}).get("held_out", [])),  # labelled, not trained on: the epochs' error
         },
         "judge": {"problems": [p.name for p in judges], "objects": [p.objects for p in judges],
                   **({"solved": judged["solved"], "steps": judged["steps"], "step_limit": judged["step_limit"]}
                      if judged else {}),
-                  "best_epoch": record.get("best_epoch"), "epochs": record.get("epochs")},
+                  "best_epoch": record.get("best_epoch"), "epochs": record.get("epochs"),
+                  "ties": (run.recipe or {}).get("judge_ties", "steps"),
+                  "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None},
         "recipe": run.recipe,
         "device": record.get("device"),
         "phases": {k: round(v, 1) for k, v in run.phases.items()},
@@ -489,11 +504,13 @@ def _report(say, output, summary, config) -> None:
     say(f"wrote {output}: {config.architecture} ({config.head})")
     say(f"  labels: {len(kinds)} training problem(s), {data['states']:,} states ({kinds.count('expanded')} expanded, "
         f"{kinds.count('optimal-plan')} along optimal plans, {kinds.count('satisficing-plan')} along LAMA-first's); "
-        f"{len(data['skipped'])} skipped")
+        f"{len(data['skipped'])} skipped" + (f"; {len(data['held_out'])} held out of training" if data["held_out"] else ""))
+    held = (f"; action error {judge['held_out_error']:.3f} on the held-out problems"
+            if judge.get("held_out_error") is not None else "")
     if judge["problems"]:
         say(f"  judge: the greedy policy of the chosen epoch ({judge['best_epoch']} of {judge['epochs']}) solved "
             f"{judge.get('solved', 0)}/{len(judge['problems'])} held-back problems ({', '.join(judge['problems'])}) in "
-            f"{judge.get('steps', 0)} steps (failures count {judge.get('step_limit')})")
+            f"{judge.get('steps', 0)} steps (failures count {judge.get('step_limit')}){held}")
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")

@@ -50,6 +50,9 @@ class TrainConfig:
     validation_states: int = 2000  # validation error per epoch on at most this many held-out states
     policy_steps: int = 150  # step limit of the greedy policy on validation problems (train(validation_tasks=...));
     #                          on 12-16 blocks, 500 made failing runs cost ~40 s per epoch, 150 ~10 s
+    judge_ties: str = "steps"  # with validation problems: among epochs that solve as many of them, the fewest steps
+    #                            win ("steps"), or the lowest validation error ("error": gnnplan learn's, whose
+    #                            validation states are held-out labelled problems; see up_gnnplan.training.judging)
     seed: int = 0  # seeds torch, numpy and the batch sampler
     threads: int = 1  # torch intra-op threads (1 is fastest on small graphs)
     device: str = "auto"  # auto (the first CUDA device torch sees, else the CPU) | cpu | cuda | cuda:N;

@@ -3,7 +3,12 @@ validation problems, the greedy policy's runs on them (the judge).
 
 A lower score is better: ``(validation error,)``, or ``(-problems solved, steps, validation error)``
 with validation problems, so that an epoch that solves more of them wins, then one with fewer
-steps in total, then one with a lower validation error.
+steps in total, then one with a lower validation error. With ``judge_ties="error"`` (``gnnplan
+learn``'s) the epochs that solve as many are compared by the validation error before the steps
+(:func:`score_key`): on Rovers and Transport the greedy policy solved 1 of 4 judge problems in
+every epoch, the steps of that one run chose an overfit epoch (13 of 16, a training loss of
+0.001), and the action error on held-out labelled problems chose one whose model solved twice
+as many test problems (``benchmarks/results/learn_eval``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,14 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     if limits.deadline.passed():
         run.progress.judged_in_part.append(epoch)
     return (-solved, steps_total, val_mae)
+
+
+def score_key(score: tuple, ties: str = "steps") -> tuple:
+    """Return what epochs' scores (:func:`epoch_score`'s) are compared by: the score itself, or with ``ties``
+    "error" the solved count, then the validation error, then the steps."""
+    if ties == "error" and len(score) == 3:
+        return score[0], score[2], score[1]
+    return tuple(score)
 
 
 def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value: bool = False) -> tuple[int, int]:

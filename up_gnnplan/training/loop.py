@@ -30,7 +30,7 @@ from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, curriculum_order, split
 from up_gnnplan.training.devices import autocast, resolve_device
 from up_gnnplan.training.distributed import ProcessGroup
-from up_gnnplan.training.judging import epoch_score, policy_validation  # noqa: F401  (policy_validation re-exported)
+from up_gnnplan.training.judging import epoch_score, policy_validation, score_key  # noqa: F401  (policy_validation re-exported)
 from up_gnnplan.training.objectives import ActionObjective, ValueObjective, predict  # noqa: F401  (predict re-exported)
 from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective, VariantRankingObjective
 from up_gnnplan.training.record import run_record, take_snapshots
@@ -194,7 +194,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             schedule.step(val_mae)
         row = [epoch, round(time.perf_counter() - run.start, 1), round(train_loss, 4), round(val_mae, 4)]
         row += [int(-score[0]), int(score[1])] if validation_tasks else []
-        if score < run.best.score:
+        if score_key(score, config.judge_ties) < score_key(run.best.score, config.judge_ties):
             run.best = Chosen(score, epoch, copy.deepcopy(model.state_dict()))
         progress.curve.append(row)  # [epoch, seconds, mean training loss, validation error(, solved, steps)]
         progress.epoch, progress.seconds = epoch, time.perf_counter() - run.start
