@@ -239,3 +239,44 @@ def test_unknown_successors_left_out_of_the_cross_entropy(gripper_data):
                     break
         assert unknown
         assert float(masked.loss(model, encoding, partial, batch)) < float(objective.loss(model, encoding, partial, batch))
+
+
+def test_a_state_without_an_optimal_recorded_action_is_not_trained_towards_one(gripper_data):
+    """Where the labeller left out every optimal successor of a state, the state is not in the cross-entropy
+    (its target would be empty: a loss of 1e30)."""
+    import copy
+
+    from up_gnnplan.training.loop import make_objective
+
+    objective = make_objective(TrainConfig(head="logits"), gripper_data)
+    chosen = objective.select(gripper_data, np.arange(len(gripper_data)))
+    state = int(chosen[0])
+    partial = copy.deepcopy(gripper_data)
+    lo = partial.action_ptr[state]
+    for k in np.flatnonzero(optimal_mask(gripper_data, state)):
+        partial.action_next[lo + k] = -1
+    left = objective.select(partial, np.arange(len(partial)))
+    assert state not in left.tolist() and len(left) == len(chosen) - 1
+
+
+def test_a_step_whose_gradient_is_not_finite_is_not_taken(gripper_data):
+    """A NaN label (here an action's cost, a Q target, under the squared error) makes the loss and the gradient of every batch holding it
+    NaN: those steps are skipped (one taken would make every weight NaN), the model stays finite and the record
+    says how many were skipped."""
+    import copy
+
+    broken = copy.deepcopy(gripper_data)
+    for i in range(0, len(broken), 25):  # the first action of every 25th state
+        broken.action_cost[broken.action_ptr[i]] = np.nan
+    config = TrainConfig(head="q", loss="mse", hidden=8, layers=2, max_seconds=20, max_epochs=2, epoch_states=64,
+                         batch_size=4, validation_fraction=0.0)
+    model, _, record = train(broken, config)
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    assert record["steps"] > 0 and "not taken" in record["non_finite_note"]
+    # Where most of an epoch's steps are not finite, training goes on from the best weights at half the rate.
+    for i in range(0, len(broken), 3):
+        broken.action_cost[broken.action_ptr[i]] = np.nan
+    config.batch_size = 32
+    model, _, record = train(broken, config)
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    assert "half the learning rate" in record["non_finite_note"]

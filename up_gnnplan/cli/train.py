@@ -233,7 +233,8 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     click.echo(f"{path}: {config.architecture} ({config.head}) on '{data.domain}', {record['epochs']} epochs in "
                f"{record['seconds']} s, best epoch {record['best_epoch']}, {report.quality(record)}"
                + report.judged(record, tasks))
-    for note in (record.get("time_limit_note"), (record.get("policy_validation") or {}).get("stopped_by_time_limit")):
+    for note in (record.get("time_limit_note"), (record.get("policy_validation") or {}).get("stopped_by_time_limit"),
+                 record.get("non_finite_note")):
         if note:
             click.echo(f"note: {note}", err=True)
 

@@ -493,6 +493,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                   "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None},
         "recipe": run.recipe,
         "device": record.get("device"),
+        **({"non_finite_note": record["non_finite_note"]} if record.get("non_finite_note") else {}),
         "phases": {k: round(v, 1) for k, v in run.phases.items()},
         "seconds": round(clock.spent(), 1),
     }
@@ -514,6 +515,8 @@ def _report(say, output, summary, config) -> None:
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")
+    if summary.get("non_finite_note"):
+        say(f"  note: {summary['non_finite_note']}")
     say("  phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())
         + f"; {summary['seconds']:.0f} s of {summary['minutes'] * 60:.0f} s")
 

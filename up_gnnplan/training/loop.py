@@ -166,7 +166,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
         # Train: one epoch's batches, each process on its share of each.
         model.train()
         losses = []
-        epoch_start = time.perf_counter()
+        epoch_start, skipped = time.perf_counter(), 0
         for batch in sampler.epoch(epoch):
             step_start = time.perf_counter()
             part, weight = group.share(batch)
@@ -174,6 +174,14 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                 loss = objective.loss(replica, encoding, dataset, part) * weight
             optimiser.zero_grad()
             loss.backward()
+            if not _finite_gradient(model):  # not taken: one such step makes every weight NaN (its Adam moments too)
+                optimiser.zero_grad()
+                skipped += 1
+                progress.skipped_steps += 1
+                run.budget.timed_step(time.perf_counter() - step_start, config.batch_size)
+                if run.out_of_time():
+                    break
+                continue
             optimiser.step()
             if run.average is not None:
                 run.average.update(model)
@@ -184,7 +192,9 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             if run.out_of_time():
                 break
         progress.train_seconds += time.perf_counter() - epoch_start  # in optimisation steps only
-        train_loss = group.mean(float(np.mean(losses)))  # the weighted shares average to the global batches' loss
+        train_loss = group.mean(float(np.mean(losses)) if losses else float("nan"))  # the shares average to the batches'
+        if skipped > len(losses):  # most steps of the epoch were not finite: back to the best weights, at half the rate
+            _restart(run, epoch)
         # Evaluate and judge (rank 0 alone: its score is everyone's), keep the best epoch.
         model.eval()
         live = run.average.swap_in(model) if run.average is not None else None  # evaluated, chosen and kept: the average
@@ -218,6 +228,25 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     record = run_record(run, model, run.best, progress)
     record.update(device=str(group.device), world_size=group.world_size, distributed_backend=group.backend)
     return model, encoding, record
+
+
+def _finite_gradient(model) -> bool:
+    """Whether the gradient just computed is finite everywhere (the same on every process: the gradients are
+    all-reduced by then, where a loss is one process's own)."""
+    import torch
+
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    return not grads or bool(torch.isfinite(torch.stack([g.detach().abs().max() for g in grads])).all())
+
+
+def _restart(run: TrainingRun, epoch: int) -> None:
+    """Go on from the best epoch's weights with Adam's moments cleared and half its learning rate, after an
+    epoch whose steps were mostly not finite (where the weights stand, the loss overflows)."""
+    run.model.load_state_dict(run.best.weights)
+    run.optimiser.state.clear()
+    for group in run.optimiser.param_groups:
+        group["lr"] *= 0.5
+    run.progress.restarts.append(epoch)
 
 
 def _split(dataset, validation, objective, config, rng):

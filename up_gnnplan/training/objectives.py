@@ -146,7 +146,7 @@ class ActionObjective(ChoiceObjective):
     def select(self, dataset, indices: np.ndarray) -> np.ndarray:
         """Keep the states with recorded actions, not goals, with at least one optimal action."""
         keep = [i for i in indices.tolist() if dataset.has_actions[i] and not dataset.is_goal[i]
-                and self._targets(dataset, i)[1].any()]
+                and self._targets(dataset, i)[3].any()]
         return np.array(keep, dtype=np.int64)
 
     def _targets(self, dataset, i: int):

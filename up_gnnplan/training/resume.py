@@ -97,6 +97,8 @@ class Progress:
     sessions: list = field(default_factory=list)  # [first epoch, seconds at start] of every session
     snapshots: list = field(default_factory=list)  # training minutes already written as snapshots
     judged_in_part: list = field(default_factory=list)  # epochs whose judge the deadline of max_seconds stopped
+    skipped_steps: int = 0  # optimisation steps not taken: their loss or gradient was not finite
+    restarts: list = field(default_factory=list)  # epochs after which the best weights came back at half the rate
 
 
 def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng,
