@@ -59,7 +59,7 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert not list(tmp_path.glob(".*.partial"))
 
     meta = _metadata(output)
-    assert meta["heads"]["action_kind"] == "logits" and "value" in meta["heads"]["outputs"]
+    assert meta["heads"]["action_kind"] == "logits" and "value" not in meta["heads"]["outputs"]  # the action head alone
     learnt = meta["training_record"]["learn"]
     assert learnt["command"].startswith("gnnplan learn") and learnt["minutes"] == pytest.approx(SECONDS / 60)
     assert learnt["judge"]["problems"] == [problems[-1].stem]  # the largest problem judges
@@ -72,11 +72,9 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert held not in record["problems"] and record["validation_problems"] == [held]
     assert learnt["judge"]["ties"] == "error" and 0.0 <= learnt["judge"]["held_out_error"] <= 1.0
     assert "held out of training" in result.output and "on the held-out problems" in result.output
-    assert set(learnt["phases"]) >= {"checking", "labelling", "training", "choosing", "export"}
-    # The judge ran the value policy too; mode auto starts with it only where it solved more.
-    chosen, judged = meta["training_record"]["first_policy"], meta["training_record"]["first_policy_judge"]
-    more = judged["value_policy"]["solved"] > judged["action_policy"]["solved"]
-    assert chosen == ("policy" if more else "action-policy") and judged["action_policy"]["solved"] == learnt["judge"]["solved"]
+    assert set(learnt["phases"]) == {"checking", "labelling", "training", "export"}  # no value policy to choose
+    assert "first_policy" not in meta["training_record"]
+    chosen = "action-policy"
 
     problem = PDDLReader().parse_problem(str(domain), str(large))
     with OneshotPlanner(name="gnnplan", params={"model": str(output)}) as planner:
@@ -251,7 +249,7 @@ def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_m
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     shutil.copytree(tmp_path / "a.onnx.learn", tmp_path / "b.learn")
     moved = [str(tmp_path / "b" / "domain.pddl"), str(tmp_path / "b"), "--timeout", "20", "--device", "cpu",
-             "--batch-size", "16", "--head", "logits", "-o", str(tmp_path / "b.onnx"),
+             "--batch-size", "16", "--head", "logits+value", "-o", str(tmp_path / "b.onnx"),
              "--work-dir", str(tmp_path / "b.learn")]
     trained = CliRunner().invoke(main, ["learn", *moved])
     assert trained.exit_code == 0, trained.output
@@ -259,8 +257,13 @@ def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_m
     assert "batches of 16" in trained.output
     learnt = _metadata(tmp_path / "b.onnx")["training_record"]
     assert learnt["learn"]["recipe"]["batch_size"] == 16 and learnt["learn"]["device"] == "cpu"
-    assert learnt["learn"]["recipe"]["head"] == "logits"  # the action head alone: no value policy to choose
-    assert "choosing" not in learnt["learn"]["phases"] and "first_policy" not in learnt
+    assert learnt["learn"]["recipe"]["head"] == "logits+value"
+    # With a value head the judge runs the value policy too; mode auto starts with it only where it solved more.
+    assert "choosing" in learnt["learn"]["phases"]
+    chosen, judged = learnt["first_policy"], learnt["first_policy_judge"]
+    more = judged["value_policy"]["solved"] > judged["action_policy"]["solved"]
+    assert chosen == ("policy" if more else "action-policy")
+    assert judged["action_policy"]["solved"] == learnt["learn"]["judge"]["solved"]
     assert learnt["learn"]["sessions"] == 2
 
 
@@ -329,6 +332,6 @@ def test_a_continued_run_keeps_its_head_and_batch(tmp_path):
     work = tmp_path / "m.onnx.learn"
     shutil.copy(work / "run.json", tmp_path / "run.json")  # the finished run's folder, as a stopped one would be
     (tmp_path / "m.onnx").unlink()
-    result = CliRunner().invoke(main, [*args, "--timeout", "30", "--head", "logits"])
-    assert result.exit_code == 2 and "trains logits+value at batches of 32" in result.output, result.output
+    result = CliRunner().invoke(main, [*args, "--timeout", "30", "--head", "logits+value"])
+    assert result.exit_code == 2 and "trains logits at batches of 32" in result.output, result.output
     assert not (tmp_path / "m.onnx").exists()

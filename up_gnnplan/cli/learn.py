@@ -31,7 +31,7 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
               help="Training states per step.  [default: 32 on a CPU, 256 on a GPU]")
 @click.option("--head", type=click.Choice(["logits", "logits+value"]), default=None,
               help="The model's heads: a value head beside the action head (mode auto's value policy and GBFS on "
-                   "V), or the action head alone.  [default: logits+value]")
+                   "V), or the action head alone.  [default: logits]")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")
