@@ -65,9 +65,7 @@ def _train_goose(work: Path, log: Path) -> Path | None:
     labels = sorted((work / "learn.onnx.learn" / "labels").glob("*.npz"))
     if not labels:
         return None
-    data = Dataset.load(labels[0])
-    for path in labels[1:]:
-        data.extend(Dataset.load(path, expect=data.signature))
+    data = Dataset.load_all(labels)
     joined = data.save(work / "labels.npz")
     with open(log, "w") as handle:
         train_file(joined, model, log=lambda line: print(line, file=handle, flush=True))

@@ -79,12 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     data.save(cached)
     for path in args.extra:
         data.extend(Dataset.load(path, expect=data.signature))
-    validation = None
-    for path in args.validation:
-        if validation is None:
-            validation = Dataset.load(path, expect=data.signature)
-        else:
-            validation.extend(Dataset.load(path, expect=data.signature))
+    validation = Dataset.load_all(args.validation, expect=data.signature)
     print(f"dataset: {len(data)} states from {len(data.problems)} problems ({time.perf_counter() - start:.1f} s)")
 
     config = TrainConfig(architecture=args.arch, t=args.t, hidden=args.hidden, layers=args.layers,

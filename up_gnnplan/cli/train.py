@@ -173,15 +173,8 @@ def train(datasets, output, validation_datasets, validation_problems, validation
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--snapshot-minutes") from None
     try:
-        data = Dataset.load(datasets[0])
-        for path in datasets[1:]:
-            data.extend(Dataset.load(path, expect=data.signature))
-        validation = None
-        for path in validation_datasets:
-            if validation is None:
-                validation = Dataset.load(path, expect=data.signature)
-            else:
-                validation.extend(Dataset.load(path, expect=data.signature))
+        data = Dataset.load_all(datasets)
+        validation = Dataset.load_all(validation_datasets, expect=data.signature)
         tasks = report.validation_tasks(validation_domain, validation_problems, data.signature)
     except ValueError as error:
         raise click.UsageError(str(error)) from None

@@ -267,6 +267,19 @@ class Dataset:
         return path
 
     @classmethod
+    def load_all(cls, paths, expect: PredicateSignature | None = None) -> "Dataset | None":
+        """Read several datasets of one domain as one (None for no paths); with ``expect``, refuse one written for
+        another domain."""
+        data = None
+        for path in paths:
+            part = cls.load(path, expect=expect if data is None else data.signature)
+            if data is None:
+                data = part
+            else:
+                data.extend(part)
+        return data
+
+    @classmethod
     def load(cls, path: str | Path, expect: PredicateSignature | None = None) -> "Dataset":
         """Read a dataset; with ``expect``, refuse one written for another domain."""
         path = Path(path)

@@ -326,6 +326,7 @@ def _duration(seconds: float) -> str:
 # -- training ----------------------------------------------------------------------------------
 
 def _train_stage(domain, options, say, run, work, clock, labelled, judges):
+    from up_gnnplan.datasets.store import Dataset
     from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, held_out
     from up_gnnplan.problems import load_task
     from up_gnnplan.training.devices import resolve_device
@@ -356,12 +357,13 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                                    held_out_names=[p.name for p in held_out(labelled)]))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
-    data = _load_labels(work, [p for p in labelled if p.name not in recipe.held_out])
-    validation = _load_labels(work, [p for p in labelled if p.name in recipe.held_out])
     if (options.head or recipe.head) != recipe.head or (options.batch_size or recipe.batch_size) != recipe.batch_size:
         raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size}, as chosen when its "
                          "training began; continue it without --head and --batch-size, or remove the folder to start "
                          "anew")
+    labels = {p.name: work / "labels" / f"{p.name}.npz" for p in labelled}
+    data = Dataset.load_all(path for name, path in labels.items() if name not in recipe.held_out)
+    validation = Dataset.load_all(path for name, path in labels.items() if name in recipe.held_out)
     config = config_of(recipe, options.seed, options.device)
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     trained = len(labelled) - len(recipe.held_out)
@@ -384,20 +386,6 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,
                                     state_path=state_path, started=time.perf_counter())
     return model, encoding, config, record, data, tasks
-
-
-def _load_labels(work: Path, problems):
-    """Return the labels of ``problems`` as one dataset (None without problems)."""
-    from up_gnnplan.datasets.store import Dataset
-
-    data = None
-    for p in problems:
-        part = Dataset.load(work / "labels" / f"{p.name}.npz", expect=None if data is None else data.signature)
-        if data is None:
-            data = part
-        else:
-            data.extend(part)
-    return data
 
 
 def _choose_first_policy(model, encoding, config, record, tasks, clock, say) -> None:

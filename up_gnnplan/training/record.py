@@ -42,7 +42,7 @@ def run_record(run: TrainingRun, model, chosen: Chosen, progress: Progress, rese
     record["sessions"] = progress.sessions  # [first epoch, seconds at its start] of each session of the run
     if progress.skipped_steps:
         record["non_finite_note"] = (
-            f"{progress.skipped_steps} optimisation step(s) were not taken: their loss or gradient was not finite"
+            f"{progress.skipped_steps} optimisation step(s) were not taken: their gradient was not finite"
             + (f"; after epoch(s) {', '.join(map(str, progress.restarts))} most steps were, and training went on from "
                "the best epoch's weights at half the learning rate" if progress.restarts else ""))
     return record
