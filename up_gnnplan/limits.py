@@ -153,6 +153,10 @@ class Deadline:
         """Return the seconds left (never negative), or None without a limit."""
         return None if self.end is None else max(0.0, self.end - time.perf_counter())
 
+    def extend_to(self, end: float) -> None:
+        """Move the deadline to the clock value ``end`` (a part of a solve given more of its time)."""
+        self.end, self.seconds = end, end - self.start
+
     def check(self, what: str) -> None:
         """Raise :class:`TimeLimitReached` if the deadline has passed, naming ``what`` was under way."""
         if self.passed():

@@ -111,6 +111,10 @@ PARAMS = {
     "handoff_stall": Param(500, _integer(0), "an integer >= 0 (0: off)",
                            "With fallback model+lama: hand over to LAMA-first earlier, after this many expansions of "
                            "the learned search without a lower FF value."),
+    "on_course": Param(True, _flag, "True or False",
+                       "With fallback model+lama: a policy still on course when the learned part's share is spent "
+                       "goes on where the pace of its later steps (goal literals achieved per step) reaches the goal "
+                       "within the time left, with a margin of 1.5x; judged again when that runs out."),
     "max_steps": Param(1000, _integer(1), "an integer >= 1", "Step limit of the policy."),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)",
                            "The policy also gives up after this many times FF's estimate of the initial state's cost "

@@ -28,6 +28,7 @@ from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
                                       seed_path, seeded_note, stopped)
+from up_gnnplan.search.course import Course
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -53,8 +54,10 @@ def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str) -> n
 
 
 def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: float | None = None,
-                          limits: Limits | None = None, inputs: Inputs | None = None) -> SearchResult:
-    """Follow the best-scored action with an unvisited successor from the initial state of ``task``."""
+                          limits: Limits | None = None, inputs: Inputs | None = None,
+                          course: Course | None = None) -> SearchResult:
+    """Follow the best-scored action with an unvisited successor from the initial state of ``task``;
+    ``course`` may extend ``limits`` (a share of a solve's time) while the walk is on course."""
     limits = limits_of(limits, time_limit)
     actions_taken, surprises, cost, evaluated, step = [], [], 0.0, 0, 0
     try:
@@ -68,6 +71,8 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                                     step_values=surprises, step_kind="surprise")
             if step == max_steps:
                 break
+            if course is not None:
+                course.observe(step, state)
             limits.check(f"before action-policy step {step + 1}")
             actions = generate(state.generate_applicable_actions, f"step {step + 1}")
             limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")

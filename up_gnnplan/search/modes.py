@@ -26,7 +26,7 @@ COMMON_OPTIONS = ("model", "threads", "memory_mb", "device", "action_elimination
 # until it stalls (HANDOFF_OPTIONS say when), then LAMA-first with the time left (search/lama.py).
 FALLBACKS = ("model", "model+ff", "model+lama")
 HANDOFF = "model+lama"
-HANDOFF_OPTIONS = ("handoff_share", "handoff_stall")
+HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course")
 PLANNERS = ("lama-first", "gnnplan")  # who solves mode ground's ground problem
 GROUNDING_OPTIONS = ("grounding_model", "static_filter", "planner", "max_groundings", "binding_beam",
                      "binding_entailment")
@@ -152,9 +152,11 @@ def _task_and_model(mode: Mode, job: Job):
 
 def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
     """Run the learned ``searches`` in turn while each gives up; return the last one's result. With
-    the hand-off they have ``handoff_share`` of the time left, and the fallback search gives up
-    once it stalls (``handoff_stall``)."""
+    the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
+    is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`), and the fallback search
+    gives up once it stalls (``handoff_stall``)."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
+    from up_gnnplan.search.course import Course
 
     params, limits = job.params, job.limits
     inputs = Inputs(task)
@@ -174,6 +176,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
                 return result or SearchResult(Status.GAVE_UP)
             if result is not None:  # the learned fallback, until it stalls or its share is spent
                 kwargs["stall"] = params["handoff_stall"]
+            elif search.counts == "steps" and params["on_course"] and part is not limits:
+                kwargs["course"] = Course(task, part, limits)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -183,6 +187,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
                 result.status = Status.GAVE_UP
                 result.message = f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent"
         _say_result(job, search.name, result, search.counts, began)
+        if kwargs.get("course") is not None and kwargs["course"].note:
+            job.say("info", f"{search.name}: {kwargs['course'].note}")
         if result.status is not Status.GAVE_UP:
             break
     return result

@@ -16,18 +16,21 @@ import numpy as np
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
+from up_gnnplan.search.course import Course
 from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import Successors, is_goal
 
 
 def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float | None = None,
-                   limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True) -> SearchResult:
+                   limits: Limits | None = None, inputs: Inputs | None = None, symmetry: bool = True,
+                   course: Course | None = None) -> SearchResult:
     """Follow the greedy policy of ``value_fn`` from the initial state of ``task``.
 
     ``limits`` (time and memory) take precedence over ``time_limit``; ``inputs`` may be shared
     with another search of the same task. With ``symmetry``, one successor of each class of
     symmetric actions is valued and its value given to the others (:mod:`.symmetry`: exact for
-    models that do not see object identities, which none here does).
+    models that do not see object identities, which none here does). ``course`` may extend
+    ``limits`` (a share of a solve's time) while the walk is on course (:mod:`.course`).
     """
     limits = limits_of(limits, time_limit)
     actions, path_values, cost, evaluated, step = [], [], 0.0, 0, 0
@@ -44,6 +47,8 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
                                     step_values=path_values, step_kind="value")
             if step == max_steps:
                 break
+            if course is not None:
+                course.observe(step, state)
             limits.check(f"before policy step {step + 1}")
             children = generate(lambda: Successors(state), f"policy step {step + 1}")
             what = f"the {len(children):,} successors of policy step {step + 1}"

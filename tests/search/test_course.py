@@ -1,0 +1,142 @@
+"""Mode auto's hand-off extends the learned part's share for a policy on course to the goal
+(:mod:`up_gnnplan.search.course`), and for nothing else; the solve's own limit never moves."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import pytest
+
+import up_gnnplan  # noqa: F401  (registers the engine)
+from up_gnnplan.data import example
+from up_gnnplan.limits import Limits
+from up_gnnplan.plugins.engine import GnnplanEngine
+from up_gnnplan.problems import Task
+from up_gnnplan.search import course as course_module
+from up_gnnplan.search.course import MIN_STEPS, SAFETY, Course
+
+needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
+                              reason="the hand-off runs LAMA-first: needs up-fast-downward")
+
+
+@pytest.fixture(scope="module")
+def task():
+    return Task.from_files(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+
+
+def walk(course: Course, lefts: list[int], seconds_per_step: float) -> None:
+    """Record a walk whose last step is now, one step every ``seconds_per_step``, ``lefts[i]`` literals left after step i."""
+    start = time.perf_counter() - seconds_per_step * (len(lefts) - 1)
+    for step, left in enumerate(lefts):
+        course.record(step, left, start + step * seconds_per_step)
+
+
+def test_goal_literals_left_are_counted_on_the_state(task):
+    course = Course(task, Limits(10), Limits(10))
+    state = task.initial_state()
+    literals = task.goal_condition.get_literals()
+    assert course.usable and course.total == len([lit for lit in literals if not lit.is_static()])
+    assert course.left(state) == sum(1 for lit in literals if not lit.is_static() and not state.literal_holds(lit))
+    assert 0 < course.left(state) <= course.total
+
+
+def test_a_share_about_to_run_out_on_course_is_extended_to_the_forecast(task):
+    whole = Limits(100)
+    part = whole.share(0.001)  # about 0.1 s left: less than two steps of 0.1 s
+    course = Course(task, part, whole)
+    before = part.deadline.end
+    walk(course, list(range(100, 100 - MIN_STEPS - 1, -1)), 0.1)  # one literal achieved a step
+    left = 100 - MIN_STEPS
+    # Judged once the walk has MIN_STEPS steps: MIN_STEPS literals achieved in MIN_STEPS x 0.1 s.
+    expected = SAFETY * left * 0.1
+    assert part.deadline.end > before
+    assert part.deadline.remaining() == pytest.approx(expected, abs=0.05)
+    assert whole.deadline.seconds == 100  # the solve's own limit does not move
+    assert course.note.startswith(f"on course after {MIN_STEPS} steps ({left} of {course.total} goal literals left, "
+                                  f"{MIN_STEPS} achieved in the last {MIN_STEPS} steps): the learned part's share "
+                                  "extended by")
+
+
+@pytest.mark.parametrize("lefts, why", [
+    ([50] * (2 * MIN_STEPS + 1), "no literal achieved in the window"),
+    (list(range(50, 50 - MIN_STEPS, -1)) + [50 - MIN_STEPS] * (2 * MIN_STEPS + 1), "progress only before the window"),
+    (list(range(50, 50 - MIN_STEPS + 2, -1)), "too few steps to judge the pace"),
+])
+def test_a_share_is_not_extended_off_course(task, lefts, why):
+    whole = Limits(100)
+    part = whole.share(0.5)  # time in hand while the walk begins
+    course = Course(task, part, whole)
+    start = time.perf_counter() - 0.1 * (len(lefts) - 1)
+    for step, left in enumerate(lefts):
+        if step == len(lefts) - 1:  # the share about to run out at the last step
+            part.deadline.extend_to(time.perf_counter() + 0.05)
+            before = part.deadline.end
+        course.record(step, left, start + 0.1 * step)
+    assert part.deadline.end == before, why
+    assert course.note == ""
+
+
+def test_a_forecast_beyond_the_time_the_solve_has_left_is_not_granted(task):
+    whole = Limits(3)  # the forecast below is SAFETY x 50 x 0.1 s = 7.5 s
+    part = whole.share(0.001)
+    course = Course(task, part, whole)
+    before = part.deadline.end
+    walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)
+    assert part.deadline.end == before
+
+
+def test_a_share_with_time_in_hand_is_not_judged_yet(task):
+    whole = Limits(100)
+    part = whole.share(0.5)  # 50 s left: far more than two steps
+    course = Course(task, part, whole)
+    before = part.deadline.end
+    walk(course, list(range(100, 100 - 2 * MIN_STEPS - 1, -1)), 0.1)
+    assert part.deadline.end == before
+
+
+def test_an_existential_goal_has_no_literal_count():
+    from unified_planning.shortcuts import Exists, Variable
+
+    from up_gnnplan.problems.loading import load_pddl
+
+    problem = load_pddl(example("blocksworld"), example("blocksworld", "p04.pddl"))
+
+    on = problem.fluent("on")
+    x = Variable("x", on.signature[0].type)
+    y = Variable("y", on.signature[1].type)
+    problem.add_goal(Exists(on(x, y), x, y))
+    course = Course(Task(problem), Limits(10), Limits(10))
+    assert not course.usable
+    course.observe(0, None)  # records nothing, extends nothing
+    assert course.history == []
+
+
+class Recording(Course):
+    made: list = []
+
+    def __init__(self, task, part, whole):
+        super().__init__(task, part, whole)
+        Recording.made.append((part, whole))
+
+
+@needs_fd
+@pytest.mark.parametrize("params, expected", [({}, 1), ({"on_course": False}, 0), ({"fallback": "model+ff"}, 0)])
+def test_mode_auto_gives_its_policy_a_course_only_with_the_hand_off(task, monkeypatch, params, expected):
+    monkeypatch.setattr(course_module, "Course", Recording)
+    Recording.made = []
+    result = GnnplanEngine(**params).solve_task(task, timeout=60)
+    assert result.plan is not None
+    assert len(Recording.made) == expected
+    if expected:
+        part, whole = Recording.made[0]
+        assert part is not whole and whole.deadline.seconds is not None
+
+
+def test_the_on_course_param_is_checked():
+    from unified_planning.exceptions import UPUsageError
+
+    with pytest.raises(UPUsageError, match="mode 'gbfs' does not take param.*'on_course'"):
+        GnnplanEngine(mode="gbfs", on_course=True)
+    with pytest.raises(UPUsageError, match="'on_course' must be True or False"):
+        GnnplanEngine(on_course="maybe")
