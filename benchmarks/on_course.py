@@ -1,14 +1,17 @@
 """Mode auto with and without the on-course extension of the learned part's share (engine param ``on_course``).
 
 On the generated IPC 2023 medium- and hard-tier tasks of ``benchmarks/tiers.py`` (``python -m
-benchmarks.tiers generate`` writes them to ``/tmp/gnnplan-tiers``), each task is solved twice in
+benchmarks.tiers generate`` writes them to ``/tmp/gnnplan-tiers``), and on tasks ``generate`` makes
+between the two tiers' sizes (``--tier between``: :data:`BETWEEN`, where the shipped policies are
+sound but their walks take about the learned part's share of a minute), each task is solved twice in
 turn, with ``on_course`` on (the default) and off, by ``gnnplan compare --engine gnnplan --resume``
 into ``OUT/ARM/TIER-DOMAIN/``: one task, both arms, then the next, so that both arms see the same
 load. The default mode and the shipped models; 60 s a task, every plan validated. ``table`` prints
 per domain and tier each arm's coverage, how many plans the learned part found, the extensions
 granted (read from the engine's log) and the mean time on the tasks both solved.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.on_course run [DOMAIN ...] [--tier medium] -o DIR
+    python -m benchmarks.on_course generate -o DIR   # the between tier, seed SEED
+    OMP_NUM_THREADS=1 python -m benchmarks.on_course run [DOMAIN ...] [--tier medium|between] -o DIR
     python -m benchmarks.on_course table -o DIR
 """
 
@@ -18,14 +21,33 @@ import argparse
 from pathlib import Path
 
 from .common import fmt, run, table, write_json
-from .tiers import SETS
+from .tiers import SEED, SETS
 
+# Between the medium tier's largest and our hard-tier sizes (benchmarks/load_speed.py), for domains
+# whose shipped policy solves the medium tier.
+BETWEEN = [
+    ("blocksworld", {"blocks": 250}),
+    ("childsnack", {"children": 80, "allergic_children": 48, "trays": 10, "sandwiches": 96}),
+    ("ferry", {"cars": 250, "locations": 100}),
+    ("miconic", {"passengers": 150, "floors": 100}),
+    ("spanner", {"spanners": 200, "nuts": 100, "locations": 80}),
+]
 ARMS = {"on": [], "off": ["--engine-param", "gnnplan:on_course=false"]}
+
+
+def generate(args) -> None:
+    for domain, sizes in BETWEEN:
+        if args.domains and domain not in args.domains:
+            continue
+        folder = SETS / "between" / domain
+        params = [x for name, value in sizes.items() for x in ("-p", f"{name}={value}")]
+        run(["gnnplan", "generate", domain, "-o", folder, *params, "--count", args.count, "--seed", SEED],
+            args.output / "commands.log", output=folder / "domain.pddl")
 
 
 def _tasks(args) -> list[tuple[str, str, Path]]:
     tasks = []
-    for tier in ([args.tier] if args.tier else ["medium", "hard"]):
+    for tier in ([args.tier] if args.tier else ["medium", "between", "hard"]):
         for folder in sorted((SETS / tier).iterdir()) if (SETS / tier).is_dir() else []:
             if args.domains and folder.name not in args.domains:
                 continue
@@ -82,15 +104,16 @@ def summary(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("stage", choices=["run", "table"])
+    parser.add_argument("stage", choices=["generate", "run", "table"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="IPC 2023 domains (default: all ten)")
-    parser.add_argument("--tier", choices=["medium", "hard"], help="one tier only (default: both)")
+    parser.add_argument("--tier", choices=["medium", "between", "hard"], help="one tier only (default: all)")
+    parser.add_argument("--count", type=int, default=2, help="generate: tasks per domain")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--memory-mb", type=int, default=4000)
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
-    {"run": run_arms, "table": summary}[args.stage](args)
+    {"generate": generate, "run": run_arms, "table": summary}[args.stage](args)
 
 
 if __name__ == "__main__":
