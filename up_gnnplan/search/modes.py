@@ -186,9 +186,9 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
             if result.status is Status.TIMEOUT and not limits.deadline.passed():
                 result.status = Status.GAVE_UP
                 result.message = f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent"
-        _say_result(job, search.name, result, search.counts, began)
         if kwargs.get("course") is not None and kwargs["course"].note:
             job.say("info", f"{search.name}: {kwargs['course'].note}")
+        _say_result(job, search.name, result, search.counts, began)
         if result.status is not Status.GAVE_UP:
             break
     return result
