@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import time
 
 import pytest
@@ -115,13 +116,14 @@ def test_an_existential_goal_has_no_literal_count():
 class Recording(Course):
     made: list = []
 
-    def __init__(self, task, part, whole):
-        super().__init__(task, part, whole)
-        Recording.made.append((part, whole))
+    def __init__(self, task, part, whole, steps=False):
+        super().__init__(task, part, whole, steps)
+        Recording.made.append((part, whole, steps))
 
 
 @needs_fd
-@pytest.mark.parametrize("params, expected", [({}, 1), ({"on_course": False}, 0), ({"fallback": "model+ff"}, 0)])
+@pytest.mark.parametrize("params, expected", [({}, 1), ({"on_course": False}, 0), ({"fallback": "model+ff"}, 0),
+                                              ({"max_steps": 5000}, 1)])
 def test_mode_auto_gives_its_policy_a_course_only_with_the_hand_off(task, monkeypatch, params, expected):
     monkeypatch.setattr(course_module, "Course", Recording)
     Recording.made = []
@@ -129,8 +131,9 @@ def test_mode_auto_gives_its_policy_a_course_only_with_the_hand_off(task, monkey
     assert result.plan is not None
     assert len(Recording.made) == expected
     if expected:
-        part, whole = Recording.made[0]
+        part, whole, steps = Recording.made[0]
         assert part is not whole and whole.deadline.seconds is not None
+        assert steps == ("max_steps" not in params)  # a step limit the user gave is never extended
 
 
 def test_the_on_course_param_is_checked():
@@ -140,3 +143,73 @@ def test_the_on_course_param_is_checked():
         GnnplanEngine(mode="gbfs", on_course=True)
     with pytest.raises(UPUsageError, match="'on_course' must be True or False"):
         GnnplanEngine(on_course="maybe")
+
+
+def test_a_step_limit_reached_on_course_is_extended_when_the_user_gave_none(task):
+    whole = Limits(100)
+    course = Course(task, whole.share(0.5), whole, steps=True)
+    walk(course, list(range(100, 100 - MIN_STEPS - 1, -1)), 0.01)  # one literal a step, 0.01 s a step
+    left = 100 - MIN_STEPS
+    assert course.more_steps(MIN_STEPS) == math.ceil(SAFETY * left)
+    assert course.note.startswith(f"on course at its step limit of {MIN_STEPS} ({left} of {course.total} goal "
+                                  f"literals left, {MIN_STEPS} achieved in the last {MIN_STEPS} steps): ")
+    given = Course(task, whole.share(0.5), whole, steps=False)  # a limit the user gave holds
+    walk(given, list(range(100, 100 - MIN_STEPS - 1, -1)), 0.01)
+    assert given.more_steps(MIN_STEPS) == 0
+
+
+def test_a_step_limit_is_not_extended_off_course_or_past_the_time_left(task):
+    whole = Limits(100)
+    flat = Course(task, whole.share(0.5), whole, steps=True)
+    walk(flat, [50] * (MIN_STEPS + 1), 0.01)
+    assert flat.more_steps(MIN_STEPS) == 0
+    short = Limits(1)  # the forecast, SAFETY x 92 steps at 0.1 s, is past the 1 s left
+    slow = Course(task, short.share(0.5), short, steps=True)
+    walk(slow, list(range(100, 100 - MIN_STEPS - 1, -1)), 0.1)
+    assert slow.more_steps(MIN_STEPS) == 0
+
+
+class Granting:
+    """A course that grants ``more`` steps once, at the first step limit reached."""
+
+    def __init__(self, more: int):
+        self.more, self.asked = more, []
+
+    def observe(self, step, state):
+        pass
+
+    def more_steps(self, step):
+        self.asked.append(step)
+        more, self.more = self.more, 0
+        return more
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A Blocksworld task of the IPC 2023 domain, whose shipped model has both heads."""
+    from up_gnnplan.datasets.generators import generate
+
+    folder = tmp_path_factory.mktemp("blocksworld")
+    (problem,) = [p for p in generate("blocksworld", folder, count=1, seed=3, blocks=8) if p.name != "domain.pddl"]
+    return Task.from_files(folder / "domain.pddl", problem)
+
+
+@pytest.mark.parametrize("search", ["action", "value"])
+def test_the_policies_walk_on_past_their_step_limit_as_their_course_grants(generated, search):
+    from up_gnnplan.models_zoo import find_model
+    from up_gnnplan.runtime import load_value_function
+    from up_gnnplan.search import action_policy_rollout, policy_rollout
+
+    task = generated
+    model = load_value_function(find_model(task.signature, "actions" if search == "action" else "value"))
+    if search == "action":
+        run = lambda **kw: action_policy_rollout(task, model.scorer, **kw)  # noqa: E731
+    else:
+        run = lambda **kw: policy_rollout(task, model, **kw)  # noqa: E731
+    assert run(max_steps=2, time_limit=60).message == "step limit of 2 reached"
+    course = Granting(5000)
+    result = run(max_steps=2, time_limit=60, course=course)
+    assert result.solved and len(result.actions) > 2 and course.asked == [2]
+    stingy = Granting(0)
+    result = run(max_steps=2, time_limit=60, course=stingy)
+    assert not result.solved and result.message == "step limit of 2 reached" and stingy.asked == [2]

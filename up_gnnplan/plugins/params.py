@@ -115,7 +115,9 @@ PARAMS = {
                        "With fallback model+lama: a policy still on course when the learned part's share is spent "
                        "goes on where the pace of its later steps (goal literals achieved per step) reaches the goal "
                        "within the time left, with a margin of 1.5x; judged again when that runs out."),
-    "max_steps": Param(1000, _integer(1), "an integer >= 1", "Step limit of the policy."),
+    "max_steps": Param(None, _integer(1), "an integer >= 1",
+                       "Step limit of the policy [default: 1000, or 4 x FF's estimate + 50 (astray_factor), "
+                       "which a policy on course may pass (on_course); a limit given here holds]."),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)",
                            "The policy also gives up after this many times FF's estimate of the initial state's cost "
                            "plus 50 steps, leaving the time left to the fallback; 0: off."),

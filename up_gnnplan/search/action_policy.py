@@ -65,14 +65,16 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
         generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
         visited = {state.get_index()}
-        for step in range(max_steps + 1):
+        for step in itertools.count():
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
                                     step_values=surprises, step_kind="surprise")
-            if step == max_steps:
-                break
             if course is not None:
                 course.observe(step, state)
+            if step >= max_steps:  # the step limit, unless the walk is on course (with a course that may extend it)
+                max_steps += course.more_steps(step) if course is not None else 0
+                if step >= max_steps:
+                    break
             limits.check(f"before action-policy step {step + 1}")
             actions = generate(state.generate_applicable_actions, f"step {step + 1}")
             limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")

@@ -12,7 +12,10 @@ share where the pace of the recent steps reaches the goal within the time the wh
 - the forecast is the literals left over the literals achieved per step in the window, times the
   window's seconds per step, times :data:`SAFETY`; a window that achieved none is not on course;
 - the share is extended to the forecast (never beyond the solve's deadline), and judged again when
-  the extension runs out, so a policy that slows down hands over as before.
+  the extension runs out, so a policy that slows down hands over as before;
+- the policy's step limit (4 x FF's estimate + 50, or 1000 where FF is left out) is extended the same
+  way when the walk reaches it on course and its forecast time fits, but never a limit the user
+  gave (engine param ``max_steps``).
 
 Goals with quantified conjuncts (compiled into derived atoms) or numeric conditions have no literal
 count; there the share is never extended. The user's time limit is the solve's deadline, which
@@ -21,6 +24,7 @@ nothing here moves.
 
 from __future__ import annotations
 
+import math
 import time
 
 # Steps walked before the pace is trusted, and the share of the walk it is measured on (the later part).
@@ -36,8 +40,8 @@ class Course:
     """The progress of one policy walk, and the extensions of its share ``part`` of the ``whole`` solve's
     time (both :class:`~up_gnnplan.limits.Limits`; ``part`` from ``whole.share``)."""
 
-    def __init__(self, task, part, whole):
-        self.part, self.whole = part, whole
+    def __init__(self, task, part, whole, steps: bool = False):
+        self.part, self.whole, self.steps = part, whole, steps
         condition = task.goal_condition
         literals = [literal for literal in condition.get_literals() if not literal.is_static()]
         self.literals = [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) \
@@ -59,14 +63,22 @@ class Course:
         if self.usable:
             self.record(step, self.left(state), time.perf_counter())
 
+    def pace(self) -> tuple[int, float, int, int] | None:
+        """Return (steps, seconds, literals achieved, literals left) of the window, or None before
+        :data:`MIN_STEPS` steps."""
+        if len(self.history) < MIN_STEPS + 1:
+            return None
+        step, now, left = self.history[-1]
+        first = self.history[min(len(self.history) - MIN_STEPS - 1, int(len(self.history) * (1 - WINDOW)))]
+        return step - first[0], now - first[1], first[2] - left, left
+
     def record(self, step: int, left: int, now: float) -> None:
         """:meth:`observe` with the literals left and the clock given."""
         self.history.append((step, now, left))
-        remaining, whole = self.part.deadline.remaining(), self.whole.deadline.remaining()
-        if remaining is None or whole is None or len(self.history) < MIN_STEPS + 1:
+        remaining, whole, pace = self.part.deadline.remaining(), self.whole.deadline.remaining(), self.pace()
+        if remaining is None or whole is None or pace is None:
             return
-        first = self.history[min(len(self.history) - MIN_STEPS - 1, int(len(self.history) * (1 - WINDOW)))]
-        steps, seconds, achieved = step - first[0], now - first[1], first[2] - left
+        steps, seconds, achieved, left = pace
         if remaining > AHEAD_STEPS * seconds / steps:
             return
         if achieved <= 0 or left == 0:
@@ -81,6 +93,24 @@ class Course:
                                f"{achieved} achieved in the last {steps} steps): the learned part's share extended "
                                f"by {end - self.part.deadline.end:.1f} s")
         self.part.deadline.extend_to(end)
+
+    def more_steps(self, step: int) -> int:
+        """Return the steps to add to a step limit the walk has reached after ``step`` steps: the
+        forecast at the window's pace (with :data:`SAFETY`) where the walk is on course, its
+        time fits in what the solve has left and the limit is one this course may extend
+        (``steps``: not one the user gave), else 0."""
+        pace, whole = self.pace(), self.whole.deadline.remaining()
+        if not self.steps or pace is None:
+            return 0
+        steps, seconds, achieved, left = pace
+        if achieved <= 0 or left == 0:
+            return 0
+        more = math.ceil(SAFETY * left / achieved * steps)
+        if whole is not None and more * seconds / steps > whole:
+            return 0
+        self.extensions.append(f"on course at its step limit of {step} ({left} of {self.total} goal literals left, "
+                               f"{achieved} achieved in the last {steps} steps): {more} more steps")
+        return more
 
     @property
     def note(self) -> str:

@@ -27,6 +27,8 @@ COMMON_OPTIONS = ("model", "threads", "memory_mb", "device", "action_elimination
 FALLBACKS = ("model", "model+ff", "model+lama")
 HANDOFF = "model+lama"
 HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course")
+# The policy's step limit where the user gives none (engine param max_steps) and FF gives no estimate.
+MAX_STEPS = 1000
 PLANNERS = ("lama-first", "gnnplan")  # who solves mode ground's ground problem
 GROUNDING_OPTIONS = ("grounding_model", "static_filter", "planner", "max_groundings", "binding_beam",
                      "binding_entailment")
@@ -168,6 +170,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
             kwargs["deferred"] = model.has_actions
         if "max_steps" in kwargs and mode.takes("astray_factor") and params["astray_factor"]:
             kwargs["max_steps"] = _astray_steps(task, params, limits, job.say)
+        elif "max_steps" in kwargs and kwargs["max_steps"] is None:
+            kwargs["max_steps"] = MAX_STEPS
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
         if handoff:
@@ -177,7 +181,7 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
             if result is not None:  # the learned fallback, until it stalls or its share is spent
                 kwargs["stall"] = params["handoff_stall"]
             elif search.counts == "steps" and params["on_course"] and part is not limits:
-                kwargs["course"] = Course(task, part, limits)
+                kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -262,7 +266,7 @@ def _astray_steps(task, params: dict, limits, say) -> int:
     from up_gnnplan.limits import GENERATING, LimitReached
     from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
 
-    most, factor = params["max_steps"], params["astray_factor"]
+    most, factor = params["max_steps"] or MAX_STEPS, params["astray_factor"]
     try:
         heuristic, note = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
         estimate = heuristic(task.initial_state()) if heuristic is not None else None

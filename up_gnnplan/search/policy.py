@@ -11,6 +11,8 @@ take more memory than the limit allows.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
@@ -41,14 +43,16 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
         generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
         visited = {state.get_index()}
-        for step in range(max_steps + 1):
+        for step in itertools.count():
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, actions, cost, step, evaluated, limits.deadline.elapsed(),
                                     step_values=path_values, step_kind="value")
-            if step == max_steps:
-                break
             if course is not None:
                 course.observe(step, state)
+            if step >= max_steps:  # the step limit, unless the walk is on course (with a course that may extend it)
+                max_steps += course.more_steps(step) if course is not None else 0
+                if step >= max_steps:
+                    break
             limits.check(f"before policy step {step + 1}")
             children = generate(lambda: Successors(state), f"policy step {step + 1}")
             what = f"the {len(children):,} successors of policy step {step + 1}"
