@@ -3,11 +3,13 @@
 For each generated task of ``benchmarks/tiers.py`` (``/tmp/gnnplan-tiers/TIER/DOMAIN``, the first
 of each folder; ``benchmarks/on_course.py generate`` adds the ``between`` tier), in a process of its
 own under a memory cap: the task is read with pymimir (``Task.from_files``), the shipped model the
-default mode picks is loaded, and its first policy (the action policy for a model with an action
-head, else the value policy) walks ``--steps`` steps or ``--seconds``, whichever ends first. Each
+default mode picks is loaded, and the policy mode auto walks first with it (the action policy for a
+model with an action head, unless ``gnnplan learn``'s judge chose the value policy; else the value
+policy) walks ``--steps`` steps or ``--seconds``, whichever ends first. Each
 row gives the objects, the atoms of the initial state (static ones included: the model sees them),
-the applicable actions there, the milliseconds per step, and the milliseconds of one session call
-on the initial state alone (the model's share of an action-policy step).
+the applicable actions there, the milliseconds per step, and, for a model with an action head, the
+milliseconds of one session call scoring the initial state's actions (an action-policy step's model
+part).
 
     OMP_NUM_THREADS=1 python -m benchmarks.tier_steps [DOMAIN ...] [--tier medium] -o benchmarks/results/tier_steps
 """
@@ -42,7 +44,7 @@ state = task.initial_state()
 atoms = len(state.get_atoms())
 actions = state.generate_applicable_actions()
 row = dict(objects=task.num_objects, atoms=atoms, actions=len(actions), load_s=round(loaded, 2), model=model.path.name)
-if model.has_actions:
+if model.has_actions:  # the action model's share of a step: one session call on the initial state
     inputs, rows = Inputs(task), ActionRows(task)
     state_input, (schema, args) = inputs([state])[0], rows(actions)
     model.scorer(state_input, ActionInput(schema, args))
@@ -53,11 +55,11 @@ if model.has_actions:
         if time.perf_counter() - start > 10:
             break
     row["call_ms"] = round(1000 * (time.perf_counter() - start) / calls, 2)
+row["policy"] = model.first_policy  # what mode auto walks first with this model
+if row["policy"] == "action-policy":
     walk = action_policy_rollout(task, model.scorer, max_steps=steps, time_limit=seconds)
-    row["policy"] = "action-policy"
 else:
     walk = policy_rollout(task, model, max_steps=steps, time_limit=seconds)
-    row["policy"] = "policy"
 taken = len(walk.actions)
 row.update(steps=taken, status=walk.status.value, step_ms=round(1000 * walk.seconds / max(taken, 1), 2))
 print("ROW " + json.dumps(row))
