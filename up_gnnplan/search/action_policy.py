@@ -28,7 +28,7 @@ from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
                                       seed_path, seeded_note, stopped)
-from up_gnnplan.search.course import Course
+from up_gnnplan.search.course import Course, step_limit
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -69,12 +69,9 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
                                     step_values=surprises, step_kind="surprise")
-            if course is not None:
-                course.observe(step, state)
-            if step >= max_steps:  # the step limit, unless the walk is on course (with a course that may extend it)
-                max_steps += course.more_steps(step) if course is not None else 0
-                if step >= max_steps:
-                    break
+            max_steps = step_limit(course, step, state, max_steps)  # passed where the walk is on course
+            if step >= max_steps:
+                break
             limits.check(f"before action-policy step {step + 1}")
             actions = generate(state.generate_applicable_actions, f"step {step + 1}")
             limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")

@@ -119,3 +119,12 @@ class Course:
             return ""
         more = f" (extension {len(self.extensions)})" if len(self.extensions) > 1 else ""
         return self.extensions[-1] + more
+
+
+def step_limit(course: Course | None, step: int, state, max_steps: int) -> int:
+    """Return a policy's step limit before its step ``step + 1`` from ``state``: ``max_steps``, or
+    more where ``course`` (None: none) finds the walk on course at it; the course observes the state."""
+    if course is None:
+        return max_steps
+    course.observe(step, state)
+    return max_steps + course.more_steps(step) if step >= max_steps else max_steps

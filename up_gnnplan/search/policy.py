@@ -18,7 +18,7 @@ import numpy as np
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
-from up_gnnplan.search.course import Course
+from up_gnnplan.search.course import Course, step_limit
 from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import Successors, is_goal
 
@@ -47,12 +47,9 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, actions, cost, step, evaluated, limits.deadline.elapsed(),
                                     step_values=path_values, step_kind="value")
-            if course is not None:
-                course.observe(step, state)
-            if step >= max_steps:  # the step limit, unless the walk is on course (with a course that may extend it)
-                max_steps += course.more_steps(step) if course is not None else 0
-                if step >= max_steps:
-                    break
+            max_steps = step_limit(course, step, state, max_steps)  # passed where the walk is on course
+            if step >= max_steps:
+                break
             limits.check(f"before policy step {step + 1}")
             children = generate(lambda: Successors(state), f"policy step {step + 1}")
             what = f"the {len(children):,} successors of policy step {step + 1}"
