@@ -116,9 +116,9 @@ def test_an_existential_goal_has_no_literal_count():
 class Recording(Course):
     made: list = []
 
-    def __init__(self, task, part, whole, steps=False):
-        super().__init__(task, part, whole, steps)
-        Recording.made.append((part, whole, steps))
+    def __init__(self, task, part, whole, steps=False, **kwargs):
+        super().__init__(task, part, whole, steps, **kwargs)
+        Recording.made.append((part, whole, steps, kwargs))
 
 
 @needs_fd
@@ -131,9 +131,10 @@ def test_mode_auto_gives_its_policy_a_course_only_with_the_hand_off(task, monkey
     assert result.plan is not None
     assert len(Recording.made) == expected
     if expected:
-        part, whole, steps = Recording.made[0]
+        part, whole, steps, kwargs = Recording.made[0]
         assert part is not whole and whole.deadline.seconds is not None
         assert steps == ("max_steps" not in params)  # a step limit the user gave is never extended
+        assert kwargs["value"] is not None  # the bundled Blocks model has a value head: its walk is judged by V
 
 
 def test_the_on_course_param_is_checked():
@@ -213,3 +214,24 @@ def test_the_policies_walk_on_past_their_step_limit_as_their_course_grants(gener
     stingy = Granting(0)
     result = run(max_steps=2, time_limit=60, course=stingy)
     assert not result.solved and result.message == "step limit of 2 reached" and stingy.asked == [2]
+
+
+def test_a_value_head_measures_the_progress_by_v(task):
+    """With the model's V, the pace is V's fall, computed only for the window's first and last states."""
+    whole = Limits(100)
+    part = whole.share(0.001)
+    asked = []
+
+    def value(inputs):
+        asked.extend(inputs)
+        return [inputs[0]]
+
+    course = Course(task, part, whole, steps=True, value=value, inputs=lambda states: states)
+    start = time.perf_counter() - 0.1 * MIN_STEPS
+    for step in range(MIN_STEPS + 1):  # V falls 2 a step, from 100; the literals (none here) play no part
+        course.record(step, None, start + 0.1 * step, 100.0 - 2 * step)
+    left = 100.0 - 2 * MIN_STEPS
+    assert part.deadline.remaining() == pytest.approx(SAFETY * left / 2 * 0.1, abs=0.05)
+    assert sorted(asked) == [left, 100.0]  # the window's two ends, each once
+    assert course.note.startswith(f"on course after {MIN_STEPS} steps (V {left:.1f}, down {2 * MIN_STEPS:.1f} "
+                                  f"in the last {MIN_STEPS} steps)")

@@ -4,13 +4,14 @@ With fallback ``model+lama``, the learned part has ``handoff_share`` of the time
 rest. A policy that is still walking towards the goal when its share is spent would hand over a
 task it was about to solve (medium Blocksworld, 146 blocks: 488 steps in 13.7 s on a quiet machine,
 468 of them in the share at load 3-5, then LAMA-first timed out). :class:`Course` watches the
-policy's progress, measured as the goal literals the state does not satisfy, and extends the
-share where the pace of the recent steps reaches the goal within the time the whole solve has left:
+policy's progress, measured by the model's V where it has a value head (its estimate of the cost
+to the goal), else as the goal literals the state does not satisfy, and extends the share where the
+pace of the recent steps reaches the goal within the time the whole solve has left:
 
 - the window is the later half of the steps walked (at least :data:`MIN_STEPS`), so a policy that
   first unstacks and then builds is judged on its building;
-- the forecast is the literals left over the literals achieved per step in the window, times the
-  window's seconds per step, times :data:`SAFETY`; a window that achieved none is not on course;
+- the forecast is what is left (V, or the literals) over the progress per step in the window, times
+  the window's seconds per step, times :data:`SAFETY`; a window without progress is not on course;
 - the share is extended to the forecast (never beyond the solve's deadline), and judged again when
   the extension runs out, so a policy that slows down hands over as before;
 - the policy's step limit (4 x FF's estimate + 50, or 1000 where FF is left out) is extended the same
@@ -18,7 +19,7 @@ share where the pace of the recent steps reaches the goal within the time the wh
   gave (engine param ``max_steps``).
 
 Goals with quantified conjuncts (compiled into derived atoms) or numeric conditions have no literal
-count; there the share is never extended. The user's time limit is the solve's deadline, which
+count; there, without a value head, the share is never extended. The user's time limit is the solve's deadline, which
 nothing here moves.
 """
 
@@ -38,21 +39,31 @@ AHEAD_STEPS = 2
 
 class Course:
     """The progress of one policy walk, and the extensions of its share ``part`` of the ``whole`` solve's
-    time (both :class:`~up_gnnplan.limits.Limits`; ``part`` from ``whole.share``)."""
+    time (both :class:`~up_gnnplan.limits.Limits`; ``part`` from ``whole.share``).
 
-    def __init__(self, task, part, whole, steps: bool = False):
+    ``value``: the model's value function, where it has a value head (with ``inputs``, the task's
+    state-to-input conversion): its V, the model's estimate of the cost to the goal, measures the
+    progress instead of the goal literals, which a walk may achieve only at its end (Spanner's
+    nuts are tightened at the gate, after every spanner is picked up). V is computed only when the
+    pace is judged, for the window's first and last states.
+    """
+
+    def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None):
         self.part, self.whole, self.steps = part, whole, steps
+        self.value = value if inputs is not None else None
+        self.inputs = inputs
         condition = task.goal_condition
         literals = [literal for literal in condition.get_literals() if not literal.is_static()]
         self.literals = [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) \
             else literals
         self.total = len(self.literals)
-        self.history: list[tuple[int, float, int]] = []  # (step, clock, literals left)
+        # (step, clock, what is left: goal literals, or V computed when needed (None until then), state)
+        self.history: list[tuple[int, float, float | None, object]] = []
         self.extensions: list[str] = []
 
     @property
     def usable(self) -> bool:
-        return bool(self.literals)
+        return self.value is not None or bool(self.literals)
 
     def left(self, state) -> int:
         """Return how many of the goal's (non-static) literals ``state`` does not satisfy."""
@@ -60,28 +71,43 @@ class Course:
 
     def observe(self, step: int, state) -> None:
         """Record the state reached after ``step`` steps; extend the share if it is about to run out on course."""
-        if self.usable:
+        if self.value is not None:
+            self.record(step, None, time.perf_counter(), state)
+        elif self.literals:
             self.record(step, self.left(state), time.perf_counter())
 
-    def pace(self) -> tuple[int, float, int, int] | None:
-        """Return (steps, seconds, literals achieved, literals left) of the window, or None before
-        :data:`MIN_STEPS` steps."""
+    def _left(self, i: int) -> float:
+        step, now, left, state = self.history[i]
+        if left is None:
+            left = max(0.0, float(self.value(self.inputs([state]))[0]))
+            self.history[i] = (step, now, left, state)
+        return left
+
+    def pace(self) -> tuple[int, float, float, float] | None:
+        """Return (steps, seconds, progress, left) of the window, or None before :data:`MIN_STEPS` steps:
+        progress in goal literals achieved, or in V's fall."""
         if len(self.history) < MIN_STEPS + 1:
             return None
-        step, now, left = self.history[-1]
-        first = self.history[min(len(self.history) - MIN_STEPS - 1, int(len(self.history) * (1 - WINDOW)))]
-        return step - first[0], now - first[1], first[2] - left, left
+        first = min(len(self.history) - MIN_STEPS - 1, int(len(self.history) * (1 - WINDOW)))
+        left = self._left(len(self.history) - 1)
+        return (self.history[-1][0] - self.history[first][0], self.history[-1][1] - self.history[first][1],
+                self._left(first) - left, left)
 
-    def record(self, step: int, left: int, now: float) -> None:
-        """:meth:`observe` with the literals left and the clock given."""
-        self.history.append((step, now, left))
+    def _says(self, left: float, achieved: float, steps: int) -> str:
+        if self.value is not None:
+            return f"V {left:.1f}, down {achieved:.1f} in the last {steps} steps"
+        return f"{left:g} of {self.total} goal literals left, {achieved:g} achieved in the last {steps} steps"
+
+    def record(self, step: int, left: float | None, now: float, state=None) -> None:
+        """:meth:`observe` with what is left (None: V of ``state``, when needed) and the clock given."""
+        self.history.append((step, now, left, state))
         remaining, whole, pace = self.part.deadline.remaining(), self.whole.deadline.remaining(), self.pace()
         if remaining is None or whole is None or pace is None:
             return
         steps, seconds, achieved, left = pace
         if remaining > AHEAD_STEPS * seconds / steps:
             return
-        if achieved <= 0 or left == 0:
+        if achieved <= 0 or left <= 0:
             return
         needed = SAFETY * left / achieved * seconds
         if needed > whole:
@@ -89,9 +115,8 @@ class Course:
         end = min(now + needed, self.whole.deadline.end)
         if end <= self.part.deadline.end:
             return
-        self.extensions.append(f"on course after {step} steps ({left} of {self.total} goal literals left, "
-                               f"{achieved} achieved in the last {steps} steps): the learned part's share extended "
-                               f"by {end - self.part.deadline.end:.1f} s")
+        self.extensions.append(f"on course after {step} steps ({self._says(left, achieved, steps)}): the learned "
+                               f"part's share extended by {end - self.part.deadline.end:.1f} s")
         self.part.deadline.extend_to(end)
 
     def more_steps(self, step: int) -> int:
@@ -103,13 +128,13 @@ class Course:
         if not self.steps or pace is None:
             return 0
         steps, seconds, achieved, left = pace
-        if achieved <= 0 or left == 0:
+        if achieved <= 0 or left <= 0:
             return 0
         more = math.ceil(SAFETY * left / achieved * steps)
         if whole is not None and more * seconds / steps > whole:
             return 0
-        self.extensions.append(f"on course at its step limit of {step} ({left} of {self.total} goal literals left, "
-                               f"{achieved} achieved in the last {steps} steps): {more} more steps")
+        self.extensions.append(f"on course at its step limit of {step} ({self._says(left, achieved, steps)}): "
+                               f"{more} more steps")
         return more
 
     @property

@@ -181,7 +181,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
             if result is not None:  # the learned fallback, until it stalls or its share is spent
                 kwargs["stall"] = params["handoff_stall"]
             elif search.counts == "steps" and params["on_course"] and part is not limits:
-                kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None)
+                kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
+                                          value=model if model.has_value else None, inputs=inputs)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
