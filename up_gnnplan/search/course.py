@@ -83,15 +83,22 @@ class Course:
             self.history[i] = (step, now, left, state)
         return left
 
-    def pace(self) -> tuple[int, float, float, float] | None:
-        """Return (steps, seconds, progress, left) of the window, or None before :data:`MIN_STEPS` steps:
-        progress in goal literals achieved, or in V's fall."""
+    def window(self) -> tuple[int, int, float] | None:
+        """Return (the window's first entry, its steps, its seconds), or None before :data:`MIN_STEPS` steps."""
         if len(self.history) < MIN_STEPS + 1:
             return None
         first = min(len(self.history) - MIN_STEPS - 1, int(len(self.history) * (1 - WINDOW)))
+        return first, self.history[-1][0] - self.history[first][0], self.history[-1][1] - self.history[first][1]
+
+    def pace(self) -> tuple[int, float, float, float] | None:
+        """Return (steps, seconds, progress, left) of the window, or None before :data:`MIN_STEPS` steps:
+        progress in goal literals achieved, or in V's fall (V computed here, for the window's two ends)."""
+        window = self.window()
+        if window is None:
+            return None
+        first, steps, seconds = window
         left = self._left(len(self.history) - 1)
-        return (self.history[-1][0] - self.history[first][0], self.history[-1][1] - self.history[first][1],
-                self._left(first) - left, left)
+        return steps, seconds, self._left(first) - left, left
 
     def _says(self, left: float, achieved: float, steps: int) -> str:
         if self.value is not None:
@@ -101,12 +108,10 @@ class Course:
     def record(self, step: int, left: float | None, now: float, state=None) -> None:
         """:meth:`observe` with what is left (None: V of ``state``, when needed) and the clock given."""
         self.history.append((step, now, left, state))
-        remaining, whole, pace = self.part.deadline.remaining(), self.whole.deadline.remaining(), self.pace()
-        if remaining is None or whole is None or pace is None:
-            return
-        steps, seconds, achieved, left = pace
-        if remaining > AHEAD_STEPS * seconds / steps:
-            return
+        remaining, whole, window = self.part.deadline.remaining(), self.whole.deadline.remaining(), self.window()
+        if remaining is None or whole is None or window is None or remaining > AHEAD_STEPS * window[2] / window[1]:
+            return  # judged only when the share is about to run out
+        steps, seconds, achieved, left = self.pace()
         if achieved <= 0 or left <= 0:
             return
         needed = SAFETY * left / achieved * seconds
