@@ -114,8 +114,8 @@ PARAMS = {
     "on_course": Param(True, _flag, "True or False",
                        "With fallback model+lama: a policy still on course when the learned part's share is spent, "
                        "or its step limit reached (one not given as max_steps), goes on where the pace of its later "
-                       "steps (goal literals achieved per step) reaches the goal within the time left, with a margin "
-                       "of 1.5x; judged again when that runs out."),
+                       "steps (the fall of the model's V, or goal literals achieved per step) reaches the goal "
+                       "within the time left, with a margin of 1.5x; judged again when that runs out."),
     "max_steps": Param(None, _integer(1), "an integer >= 1",
                        "Step limit of the policy [default: 1000, or 4 x FF's estimate + 50 (astray_factor), "
                        "which a policy on course may pass (on_course); a limit given here holds]."),
