@@ -84,7 +84,7 @@ def summary(args) -> None:
         cells = {}
         for arm in ARMS:
             learned = sum(by_arm[arm][k].get("found_by") == "learned" for k in solved[arm])
-            extended = sum("on course after" in (by_arm[arm][k].get("notes") or "") for k in by_arm[arm])
+            extended = sum("on course" in (by_arm[arm][k].get("notes") or "") for k in by_arm[arm])
             seconds = sum(by_arm[arm][k]["wall_time"] for k in both) / len(both) if both else None
             totals[arm] += len(solved[arm])
             cells[arm] = {"solved": len(solved[arm]), "by_the_model": learned, "extended": extended,
