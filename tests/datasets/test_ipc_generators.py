@@ -68,7 +68,8 @@ LARGE = {
     "sokoban": {"grid_size": 39, "boxes": 12},
 }
 
-IPC = Path("/work/shared/benchmarks/ipc2023-learning")
+# Next to the repository where a developer has the benchmark sets; a fresh install has not.
+IPC = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "ipc2023-learning"
 
 
 def write(tmp_path: Path, domain: str, seed: int, **params) -> tuple[Path, Path]:
@@ -148,6 +149,20 @@ def test_generated_problems_find_the_shipped_models(domain, model, tmp_path):
 
     task = load_task(*write(tmp_path, domain, 0, **TINY[domain]))
     assert find_model(task.signature).stem == model
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_same_predicates_and_actions_as_the_shipped_models_learnt_from_the_ipc_files(domain, tmp_path):
+    """The shipped models record the predicates and action schemas of the IPC 2023 domain files they
+    were trained on: the generated domain has the same (no IPC files needed)."""
+    from up_gnnplan.models_zoo import entries, zoo_dir
+    from up_gnnplan.runtime import load_value_function
+
+    task = load_task(*write(tmp_path, domain, 0, **TINY[domain]))
+    models = [load_value_function(zoo_dir() / e["file"]) for e in entries() if e["name"] in (domain, f"{domain}-value")]
+    assert models and all(m.signature == task.signature for m in models)
+    recorded = [m.actions for m in models if m.has_actions]
+    assert all(actions == task.action_signature for actions in recorded)
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
