@@ -100,6 +100,16 @@ class Course:
         left = self._left(len(self.history) - 1)
         return steps, seconds, self._left(first) - left, left
 
+    def forecast(self) -> tuple[int, float, str] | None:
+        """Return (steps, seconds) to the goal at the window's pace, times :data:`SAFETY`, and the pace in
+        words; None before :data:`MIN_STEPS` steps or where the window made no progress."""
+        pace = self.pace()
+        if pace is None or pace[2] <= 0 or pace[3] <= 0:
+            return None
+        steps, seconds, achieved, left = pace
+        windows = SAFETY * left / achieved  # windows of the same pace to the goal
+        return math.ceil(windows * steps), windows * seconds, self._says(left, achieved, steps)
+
     def _says(self, left: float, achieved: float, steps: int) -> str:
         if self.value is not None:
             return f"V {left:.1f}, down {achieved:.1f} in the last {steps} steps"
@@ -111,17 +121,14 @@ class Course:
         remaining, whole, window = self.part.deadline.remaining(), self.whole.deadline.remaining(), self.window()
         if remaining is None or whole is None or window is None or remaining > AHEAD_STEPS * window[2] / window[1]:
             return  # judged only when the share is about to run out
-        steps, seconds, achieved, left = self.pace()
-        if achieved <= 0 or left <= 0:
+        forecast = self.forecast()
+        if forecast is None or forecast[1] > whole:
             return
-        needed = SAFETY * left / achieved * seconds
-        if needed > whole:
-            return
-        end = min(now + needed, self.whole.deadline.end)
+        end = min(now + forecast[1], self.whole.deadline.end)
         if end <= self.part.deadline.end:
             return
-        self.extensions.append(f"on course after {step} steps ({self._says(left, achieved, steps)}): the learned "
-                               f"part's share extended by {end - self.part.deadline.end:.1f} s")
+        self.extensions.append(f"on course after {step} steps ({forecast[2]}): the learned part's share extended "
+                               f"by {end - self.part.deadline.end:.1f} s")
         self.part.deadline.extend_to(end)
 
     def more_steps(self, step: int) -> int:
@@ -129,17 +136,11 @@ class Course:
         forecast at the window's pace (with :data:`SAFETY`) where the walk is on course, its
         time fits in what the solve has left and the limit is one this course may extend
         (``steps``: not one the user gave), else 0."""
-        pace, whole = self.pace(), self.whole.deadline.remaining()
-        if not self.steps or pace is None:
+        forecast, whole = (self.forecast() if self.steps else None), self.whole.deadline.remaining()
+        if forecast is None or whole is not None and forecast[1] > whole:
             return 0
-        steps, seconds, achieved, left = pace
-        if achieved <= 0 or left <= 0:
-            return 0
-        more = math.ceil(SAFETY * left / achieved * steps)
-        if whole is not None and more * seconds / steps > whole:
-            return 0
-        self.extensions.append(f"on course at its step limit of {step} ({self._says(left, achieved, steps)}): "
-                               f"{more} more steps")
+        more, _, words = forecast
+        self.extensions.append(f"on course at its step limit of {step} ({words}): {more} more steps")
         return more
 
     @property

@@ -168,10 +168,10 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
         kwargs = {option: params[option] for option in search.options}
         if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
             kwargs["deferred"] = model.has_actions
-        if "max_steps" in kwargs and mode.takes("astray_factor") and params["astray_factor"]:
-            kwargs["max_steps"] = _astray_steps(task, params, limits, job.say)
-        elif "max_steps" in kwargs and kwargs["max_steps"] is None:
-            kwargs["max_steps"] = MAX_STEPS
+        if "max_steps" in kwargs:  # the user's limit, else MAX_STEPS; with astray_factor, FF's may be lower
+            kwargs["max_steps"] = params["max_steps"] or MAX_STEPS
+            if mode.takes("astray_factor") and params["astray_factor"]:
+                kwargs["max_steps"] = _astray_steps(task, kwargs["max_steps"], params["astray_factor"], limits, job.say)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
         if handoff:
@@ -260,14 +260,13 @@ def _auto_order(model, params: dict) -> list[str]:
     return [first, second if params["fallback"] == "model" else f"dual-{second}"]
 
 
-def _astray_steps(task, params: dict, limits, say) -> int:
+def _astray_steps(task, most: int, factor: float, limits, say) -> int:
     """The policy's step limit with ``astray_factor``: that many times FF's estimate of the initial
-    state's cost plus 50 steps, at most ``max_steps`` (``max_steps`` where FF is left out: too many
+    state's cost plus 50 steps, at most ``most`` (``most`` where FF is left out: too many
     actions to ground, or a dead end it cannot rank)."""
     from up_gnnplan.limits import GENERATING, LimitReached
     from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
 
-    most, factor = params["max_steps"] or MAX_STEPS, params["astray_factor"]
     try:
         heuristic, note = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
         estimate = heuristic(task.initial_state()) if heuristic is not None else None
