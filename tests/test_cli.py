@@ -204,6 +204,19 @@ def test_solve_prints_the_plan_on_stdout_and_the_summary_on_stderr(tmp_path):
     assert path.read_text().splitlines()[-1].endswith(" (unit cost)")
 
 
+def test_solve_verbose_prints_the_engines_log_as_it_happens_on_stderr():
+    quiet = run("solve", "--example", "blocksworld/p04.pddl", "--timeout", 60)
+    result = run("solve", "-v", "--example", "blocksworld/p04.pddl", "--timeout", 60)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == quiet.stdout  # the plan alone
+    log = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert any(" info: model blocks.onnx " in line for line in log), result.stderr
+    assert any(" info: policy: solved after " in line for line in log), result.stderr
+    seconds = [float(line[1:line.index(" s]")]) for line in log]
+    assert seconds == sorted(seconds)  # each line stamped with the solve's clock
+    assert "info:" not in quiet.stderr
+
+
 def test_plan_files_say_general_cost_where_actions_cost_other_than_one():
     from unified_planning.io import PDDLReader
 

@@ -15,7 +15,7 @@ from up_gnnplan.limits import Limits
 from up_gnnplan.plugins.engine import GnnplanEngine
 from up_gnnplan.problems import Task
 from up_gnnplan.search import course as course_module
-from up_gnnplan.search.course import MIN_STEPS, SAFETY, Course
+from up_gnnplan.search.course import HOPELESS_FACTOR, HOPELESS_STEPS, MIN_STEPS, SAFETY, Course, step_limit
 
 needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
                               reason="the hand-off runs LAMA-first: needs up-fast-downward")
@@ -173,8 +173,13 @@ def test_a_step_limit_is_not_extended_off_course_or_past_the_time_left(task):
 class Granting:
     """A course that grants ``more`` steps once, at the first step limit reached."""
 
+    verdict = ""
+
     def __init__(self, more: int):
         self.more, self.asked = more, []
+
+    def hopeless(self, step, state):
+        return False
 
     def observe(self, step, state):
         pass
@@ -235,3 +240,81 @@ def test_a_value_head_measures_the_progress_by_v(task):
     assert sorted(asked) == [left, 100.0]  # the window's two ends, each once
     assert course.note.startswith(f"on course after {MIN_STEPS} steps (V {left:.1f}, down {2 * MIN_STEPS:.1f} "
                                   f"in the last {MIN_STEPS} steps)")
+
+
+def hopeless_after(course: Course, state, seconds_per_step: float, step: int = HOPELESS_STEPS) -> bool:
+    """Ask ``course`` after step 1 and after ``step`` steps, ``seconds_per_step`` apart since step 1."""
+    assert not course.hopeless(1, state)  # the first step is never timed
+    course.began = time.perf_counter() - seconds_per_step * (step - 1)
+    return course.hopeless(step, state)
+
+
+@pytest.mark.parametrize("estimate, seconds_per_step, expected", [
+    (1000, 1.0, True),    # 997 more steps at 1 s: 997 s, far over 2 x 10 s
+    (20, 1.0, False),     # 17 s: within 2 x 10 s
+    (25, 1.0, True),      # 22 s: just over
+    (3, 1.0, False),      # FF's estimate walked already: nothing to judge by
+])
+def test_a_walk_whose_pace_cannot_reach_the_goal_by_ffs_estimate_is_hopeless(task, estimate, seconds_per_step,
+                                                                             expected):
+    whole = Limits(10)
+    course = Course(task, whole.share(0.5), whole, estimate=estimate)
+    assert hopeless_after(course, task.initial_state(), seconds_per_step) is expected
+    if expected:
+        assert course.verdict.startswith(f"too slow to reach the goal in time after {HOPELESS_STEPS} steps: "
+                                         f"{estimate - HOPELESS_STEPS} more steps (FF's estimate {estimate} of the "
+                                         "plan less the steps walked) at 1.00 s a step")
+        assert f"over {HOPELESS_FACTOR:g} x the" in course.verdict
+    else:
+        assert course.verdict == ""
+
+
+def test_without_ff_the_goal_literals_left_are_the_steps_needed(task):
+    state = task.initial_state()
+    left = Course(task, Limits(10), Limits(10)).left(state)
+    whole = Limits(left * 0.1 / HOPELESS_FACTOR * 0.5)  # half the time the literals need at 0.1 s a step
+    course = Course(task, whole.share(0.5), whole)
+    assert hopeless_after(course, state, 0.1)
+    assert f"{left} more steps (the goal literals left)" in course.verdict
+    assert not hopeless_after(Course(task, Limits(100).share(0.5), Limits(100)), state, 0.1)
+
+
+def test_a_walk_is_not_judged_hopeless_early_or_without_a_deadline(task):
+    state = task.initial_state()
+    early = Course(task, Limits(1).share(0.5), Limits(1), estimate=1000)
+    assert not hopeless_after(early, state, 1.0, step=HOPELESS_STEPS - 1)
+    unlimited = Course(task, Limits(None), Limits(None), estimate=1000)
+    assert not hopeless_after(unlimited, state, 1.0)
+
+
+def test_a_hopeless_walk_stops_at_once_and_says_why(task):
+    whole = Limits(10)
+    course = Course(task, whole.share(0.5), whole, estimate=1000)
+    state = task.initial_state()
+    assert step_limit(course, 1, state, 500) == 500
+    course.began = time.perf_counter() - 2.0
+    assert step_limit(course, HOPELESS_STEPS, state, 500) == HOPELESS_STEPS  # the limit is now: stop
+    assert course_module.limit_note(course, HOPELESS_STEPS) == course.verdict
+    assert course_module.limit_note(None, 500) == "step limit of 500 reached"
+
+
+class Hopeless(Course):
+    """A course that finds every walk hopeless at its first judged step."""
+
+    def hopeless(self, step, state):
+        if step >= HOPELESS_STEPS:
+            self.verdict = "too slow (a test's verdict)"
+            return True
+        return False
+
+
+@needs_fd
+def test_mode_auto_hands_a_hopeless_walk_to_lama_first_without_the_learned_fallback(task, monkeypatch):
+    monkeypatch.setattr(course_module, "Course", Hopeless)
+    result = GnnplanEngine().solve_task(task, timeout=60)
+    messages = [log.message for log in result.log_messages]
+    assert result.plan is not None and result.metrics["found_by"] == "lama-first"
+    assert any(m.startswith(f"policy: gave-up after {HOPELESS_STEPS} steps") and m.endswith("too slow (a test's verdict)")
+               for m in messages)
+    assert "the learned fallback is skipped: the time left goes to LAMA-first" in messages
+    assert not any(m.startswith(("gbfs", "dual-gbfs")) for m in messages)

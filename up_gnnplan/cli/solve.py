@@ -101,13 +101,16 @@ def engine_params(ctx: click.Context) -> dict:
 @engine_option("--action-elimination/--no-action-elimination", param="action_elimination")
 @engine_option("--symmetry/--no-symmetry", param="symmetry")
 @engine_option("--deferred", param="deferred", type=click.Choice(["auto", "true", "false"]))
+@click.option("-v", "--verbose", is_flag=True,
+              help="Print the engine's whole log on standard error as it happens: each search, its limits and how "
+                   "it ended (without it: warnings and errors, at the end).")
 @click.option("--plan-file", type=click.Path(dir_okay=False),
               help="Write the plan here instead of to standard output.")
 @grounding_options(modes=True)
 @engine_option("--planner", param="planner", type=click.Choice(PLANNERS))
 @engine_option("--max-groundings", param="max_groundings", type=click.IntRange(min=1))
 @click.pass_context
-def solve(ctx, files, example, timeout, plan_file, **options):
+def solve(ctx, files, example, timeout, plan_file, verbose, **options):
     """Solve PROBLEM of DOMAIN with a learned model: the plan on standard output (or --plan-file),
     ending with its cost line as Fast Downward writes it, and a summary line on standard error.
 
@@ -158,17 +161,18 @@ def solve(ctx, files, example, timeout, plan_file, **options):
     except GnnplanError as error:
         fail(error)
     engine.clock_start = start
-    result = engine.solve_task(task, timeout=timeout)
-    _report(name, mode, task, result, time.perf_counter() - start, plan_file)
+    result = engine.solve_task(task, timeout=timeout, output_stream=sys.stderr if verbose else None)
+    _report(name, mode, task, result, time.perf_counter() - start, plan_file, verbose)
     sys.exit(exit_code(result.status))
 
 
-def _report(name: str, mode: str, task, result, seconds: float, plan_file) -> None:
-    """Print the engine's warnings and errors, the plan (or write it), and the summary line."""
+def _report(name: str, mode: str, task, result, seconds: float, plan_file, verbose: bool = False) -> None:
+    """Print the engine's warnings and errors (unless ``verbose`` printed the whole log already), the
+    plan (or write it), and the summary line."""
     from up_gnnplan.problems.plans import plan_text
 
     for log in result.log_messages:
-        if log.level.name in ("ERROR", "WARNING"):
+        if log.level.name in ("ERROR", "WARNING") and not verbose:
             click.echo(f"{log.level.name.lower()}: {log.message}", err=True)
     status, metrics = result.status.name.lower(), result.metrics
     if result.plan is None:

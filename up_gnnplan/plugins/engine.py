@@ -137,6 +137,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         This is UP's ``OneshotPlannerMixin.solve`` with one change: a problem outside the
         supported fragment gets our message naming its features (and the file it came from)
         instead of UP's "cannot establish whether gnnplan can solve this problem".
+        ``output_stream`` (a text stream), where given, gets each line of the engine's log as it is
+        said (each search, its limits and how it ended), besides the result's ``log_messages``.
         """
         with self._call(timeout):
             self._kind = problem.kind
@@ -152,7 +154,7 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
                 raise up.exceptions.UPUsageError("gnnplan cannot solve this problem (its kind is not supported)")
             return self._solve(problem, heuristic, timeout, output_stream)
 
-    def solve_task(self, task, timeout=None) -> PlanGenerationResult:
+    def solve_task(self, task, timeout=None, output_stream=None) -> PlanGenerationResult:
         """Solve a :class:`~up_gnnplan.problems.bridge.Task` already built, such as one read from PDDL
         files by :meth:`~up_gnnplan.problems.bridge.Task.from_files` (``gnnplan solve`` does this: UP's
         PDDL reader took minutes on the IPC 2023 medium tasks). The time limit counts as in :meth:`solve`.
@@ -160,10 +162,10 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         The supported fragment was checked when the task was built. For a task read from files the
         plan is validated on pymimir and returned as a :class:`~up_gnnplan.problems.plans.PddlPlan`
         (PDDL lines; ``to_up()`` gives UP's ``SequentialPlan``, reading the files with UP's reader);
-        otherwise it is UP's ``SequentialPlan``, as from :meth:`solve`.
+        otherwise it is UP's ``SequentialPlan``, as from :meth:`solve`. ``output_stream`` as in :meth:`solve`.
         """
         with self._call(timeout):
-            return self._solve(task, None, timeout, None)
+            return self._solve(task, None, timeout, output_stream)
 
     @contextlib.contextmanager
     def _call(self, timeout):
@@ -183,11 +185,17 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         start = self._called_at or time.perf_counter()
         limits = Limits(check_timeout(timeout), self.params["memory_mb"], start=start)
         log = []
-        if heuristic is not None:
-            log.append(("warning", "gnnplan ignores the given heuristic: it uses its learned model"))
         metrics = {"mode": self.mode, "memory_limit_mb": str(limits.memory_mb)}
-        job = Job(problem, self.params, limits, lambda level, text: log.append((level, text)), metrics,
-                  self._kind, self._solve_in_auto)
+
+        def say(level: str, text: str) -> None:  # the result's log, and as it happens on ``output_stream``
+            log.append((level, text))
+            if output_stream is not None:
+                output_stream.write(f"[{limits.deadline.elapsed():6.1f} s] {level}: {text}\n")
+                output_stream.flush()
+
+        if heuristic is not None:
+            say("warning", "gnnplan ignores the given heuristic: it uses its learned model")
+        job = Job(problem, self.params, limits, say, metrics, self._kind, self._solve_in_auto)
         try:
             outcome = MODES[self.mode].execute(job)
             status, plan = outcome.status, outcome.plan

@@ -28,7 +28,7 @@ from up_gnnplan.encodings.actions import ActionInput
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
                                       seed_path, seeded_note, stopped)
-from up_gnnplan.search.course import Course, step_limit
+from up_gnnplan.search.course import Course, limit_note, step_limit
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -96,7 +96,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
     except LimitReached as error:
         return stopped(error, actions_taken, cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, actions_taken, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        f"step limit of {max_steps} reached", surprises, "surprise")
+                        limit_note(course, max_steps), surprises, "surprise")
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:

@@ -16,7 +16,13 @@ pace of the recent steps reaches the goal within the time the whole solve has le
   the extension runs out, so a policy that slows down hands over as before;
 - the policy's step limit (4 x FF's estimate + 50, or 1000 where FF is left out) is extended the same
   way when the walk reaches it on course and its forecast time fits, but never a limit the user
-  gave (engine param ``max_steps``).
+  gave (engine param ``max_steps``);
+- a walk too slow to reach the goal at all hands over at once (:meth:`Course.hopeless`): the steps
+  it still needs (FF's estimate of the initial state's plan less the steps walked, else the goal
+  literals left), at its pace since its first step, would take over :data:`HOPELESS_FACTOR` times
+  the time the whole solve has left. Rovers of the medium tier takes 1-2 s a step for plans of
+  about 400 steps: without the test it spent the learned part's share walking, and LAMA-first
+  then had too little of the minute left.
 
 Goals with quantified conjuncts (compiled into derived atoms) or numeric conditions have no literal
 count; there, without a value head, the share is never extended. The user's time limit is the solve's deadline, which
@@ -35,6 +41,11 @@ WINDOW = 0.5
 SAFETY = 1.5
 # Judged when the share has less than this many of the window's steps left.
 AHEAD_STEPS = 2
+# A walk whose steps still needed would take over this many times the time the solve has left, at
+# its pace since its first step, is hopeless; judged from this step on (the first step, with the
+# session's warm-up, is not timed).
+HOPELESS_FACTOR = 2.0
+HOPELESS_STEPS = 3
 
 
 class Course:
@@ -48,8 +59,9 @@ class Course:
     pace is judged, for the window's first and last states.
     """
 
-    def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None):
-        self.part, self.whole, self.steps = part, whole, steps
+    def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None,
+                 estimate: float | None = None):
+        self.part, self.whole, self.steps, self.estimate = part, whole, steps, estimate
         self.value = value if inputs is not None else None
         self.inputs = inputs
         condition = task.goal_condition
@@ -60,6 +72,8 @@ class Course:
         # (step, clock, what is left: goal literals, or V computed when needed (None until then), state)
         self.history: list[tuple[int, float, float | None, object]] = []
         self.extensions: list[str] = []
+        self.began: float | None = None  # the clock after the first step
+        self.verdict = ""  # why the walk was found hopeless (:meth:`hopeless`)
 
     @property
     def usable(self) -> bool:
@@ -75,6 +89,31 @@ class Course:
             self.record(step, None, time.perf_counter(), state)
         elif self.literals:
             self.record(step, self.left(state), time.perf_counter())
+
+    def hopeless(self, step: int, state) -> bool:
+        """Return whether the walk, after ``step`` steps in ``state``, cannot reach the goal in time:
+        the steps it still needs (``estimate``, FF's estimate of the initial state, less the steps
+        walked; else the goal literals left) at its pace since its first step would take over
+        :data:`HOPELESS_FACTOR` times the time the whole solve has left. Says why in ``verdict``."""
+        now = time.perf_counter()
+        if step == 1:
+            self.began = now
+        whole = self.whole.deadline.remaining()
+        if step < HOPELESS_STEPS or self.began is None or whole is None:
+            return False
+        if self.estimate is not None:
+            needed, basis = self.estimate - step, f"FF's estimate {self.estimate:g} of the plan less the steps walked"
+        elif self.literals:
+            needed, basis = self.left(state), "the goal literals left"
+        else:
+            return False
+        pace = (now - self.began) / (step - 1)
+        if needed <= 0 or needed * pace <= HOPELESS_FACTOR * whole:
+            return False
+        self.verdict = (f"too slow to reach the goal in time after {step} steps: {needed:g} more steps ({basis}) "
+                        f"at {pace:.2f} s a step would take {needed * pace:.0f} s, over {HOPELESS_FACTOR:g} x the "
+                        f"{whole:.1f} s the solve has left")
+        return True
 
     def _left(self, i: int) -> float:
         step, now, left, state = self.history[i]
@@ -154,8 +193,16 @@ class Course:
 
 def step_limit(course: Course | None, step: int, state, max_steps: int) -> int:
     """Return a policy's step limit before its step ``step + 1`` from ``state``: ``max_steps``, or
-    more where ``course`` (None: none) finds the walk on course at it; the course observes the state."""
+    more where ``course`` (None: none) finds the walk on course at it, or ``step`` (stop now) where
+    it finds the walk hopeless (:meth:`Course.hopeless`); the course observes the state."""
     if course is None:
         return max_steps
+    if course.hopeless(step, state):
+        return step
     course.observe(step, state)
     return max_steps + course.more_steps(step) if step >= max_steps else max_steps
+
+
+def limit_note(course: Course | None, max_steps: int) -> str:
+    """The message of a policy stopped by its step limit ``max_steps`` (or found hopeless by ``course``)."""
+    return course.verdict if course is not None and course.verdict else f"step limit of {max_steps} reached"

@@ -155,7 +155,8 @@ def _task_and_model(mode: Mode, job: Job):
 def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
     """Run the learned ``searches`` in turn while each gives up; return the last one's result. With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
-    is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`), and the fallback search
+    is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`; a policy too slow to reach
+    the goal in time stops at once and the learned fallback is skipped), and the fallback search
     gives up once it stalls (``handoff_stall``)."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
     from up_gnnplan.search.course import Course
@@ -164,6 +165,7 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
     inputs = Inputs(task)
     result = None
     part = limits.share(params["handoff_share"]) if handoff else limits
+    estimate = None  # FF's estimate of the initial state, where the step limit took one
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
         if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
@@ -171,7 +173,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
         if "max_steps" in kwargs:  # the user's limit, else MAX_STEPS; with astray_factor, FF's may be lower
             kwargs["max_steps"] = params["max_steps"] or MAX_STEPS
             if mode.takes("astray_factor") and params["astray_factor"]:
-                kwargs["max_steps"] = _astray_steps(task, kwargs["max_steps"], params["astray_factor"], limits, job.say)
+                kwargs["max_steps"], estimate = _astray_steps(task, kwargs["max_steps"], params["astray_factor"],
+                                                              limits, job.say)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
         if handoff:
@@ -182,7 +185,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
                 kwargs["stall"] = params["handoff_stall"]
             elif search.counts == "steps" and params["on_course"] and part is not limits:
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
-                                          value=model if model.has_value else None, inputs=inputs)
+                                          value=model if model.has_value else None, inputs=inputs,
+                                          estimate=estimate)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -195,6 +199,9 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
             job.say("info", f"{search.name}: {kwargs['course'].note}")
         _say_result(job, search.name, result, search.counts, began)
         if result.status is not Status.GAVE_UP:
+            break
+        if kwargs.get("course") is not None and kwargs["course"].verdict:  # too slow: LAMA-first gets the rest
+            job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
             break
     return result
 
@@ -260,10 +267,10 @@ def _auto_order(model, params: dict) -> list[str]:
     return [first, second if params["fallback"] == "model" else f"dual-{second}"]
 
 
-def _astray_steps(task, most: int, factor: float, limits, say) -> int:
+def _astray_steps(task, most: int, factor: float, limits, say) -> tuple[int, float | None]:
     """The policy's step limit with ``astray_factor``: that many times FF's estimate of the initial
     state's cost plus 50 steps, at most ``most`` (``most`` where FF is left out: too many
-    actions to ground, or a dead end it cannot rank)."""
+    actions to ground, or a dead end it cannot rank); and the estimate (None where there is none)."""
     from up_gnnplan.limits import GENERATING, LimitReached
     from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
 
@@ -271,15 +278,15 @@ def _astray_steps(task, most: int, factor: float, limits, say) -> int:
         heuristic, note = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
         estimate = heuristic(task.initial_state()) if heuristic is not None else None
     except LimitReached:  # the policy's own first check says so
-        return most
+        return most, None
     if heuristic is None:
         say("info", f"policy step limit {most} (no FF estimate: {note})")
     if estimate is None:
-        return most
+        return most, None
     steps = min(most, ASTRAY_FLOOR + math.ceil(factor * estimate))
     say("info", f"policy step limit {steps} ({factor:g} x FF's estimate {estimate:g} of the initial state + "
                 f"{ASTRAY_FLOOR})")
-    return steps
+    return steps, estimate
 
 
 # Generating the applicable actions of a state, per action: 11 µs on a quiet machine, 25 µs on a

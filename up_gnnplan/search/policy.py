@@ -18,7 +18,7 @@ import numpy as np
 from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.common import Inputs, SearchResult, Status, limits_of, stopped
-from up_gnnplan.search.course import Course, step_limit
+from up_gnnplan.search.course import Course, limit_note, step_limit
 from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import Successors, is_goal
 
@@ -89,4 +89,4 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
     except LimitReached as error:
         return stopped(error, actions, cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, actions, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        f"step limit of {max_steps} reached", path_values, "value")
+                        limit_note(course, max_steps), path_values, "value")
