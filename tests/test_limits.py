@@ -7,7 +7,9 @@ from outside the package.
 
 from __future__ import annotations
 
+import os
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -297,8 +299,9 @@ def test_a_trial_build_is_stopped_at_its_time_share(tmp_path):
     (problem,) = generate("sokoban", folder, count=1, seed=0, grid_size=20, boxes=8)
     task = load_task(folder / "domain.pddl", problem)
     start = time.perf_counter()
-    seconds, why = ff._trial_build(task, 0.2, None)
-    assert seconds is None and "took more than 0.2 s" in why
+    trial = ff.Trial(task, 0.2, None)
+    trial.wait()
+    assert trial.took is None and trial.estimate is None and "took more than 0.2 s" in trial.why
     assert time.perf_counter() - start < 0.7
 
 
@@ -329,3 +332,39 @@ def test_the_command_line_limit_counts_from_the_process_start(blocks400):
     seconds = time.perf_counter() - start
     assert done.returncode == EXIT_LIMIT, done.stdout + done.stderr
     assert seconds <= allowed(3.0) + 0.3, seconds  # 0.3 s: the interpreter's exit, after the command's last line
+
+
+def test_ff_grounded_beside_the_policy_reports_its_estimate_and_serves_the_fallback(blocks_states, monkeypatch):
+    """A trial started for the policy's step limit reports FF's estimate of the initial state without
+    holding up its caller, and the dual fallback's build waits for it instead of trying again."""
+    from up_gnnplan.search import ff
+
+    task = blocks_states[0]
+    monkeypatch.setattr(ff, "DIRECT_BUILD_ACTIONS", 0)  # tried in a child, however small
+    monkeypatch.setattr(ff, "_BUILT", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(ff, "_TRIALS", weakref.WeakKeyDictionary())
+    limits = Limits(30.0, 0)
+    estimate, trial, note = ff.initial_estimate(task, limits, beside=True)
+    assert estimate is None and trial is not None and note == ""
+    trial.wait(limits)
+    direct = ff.FFHeuristic(task)(task.initial_state())
+    assert trial.estimate == direct and trial.took is not None and trial.pid is None  # reaped
+    started = []
+    monkeypatch.setattr(ff, "Trial", lambda *args: started.append(args))
+    heuristic, note = ff.build_within(task, limits)
+    assert heuristic is not None and note == "" and started == []  # the trial's outcome served
+
+
+def test_a_trial_stopped_when_its_search_ends_leaves_no_process(tmp_path):
+    from up_gnnplan.search import ff
+
+    folder = tmp_path / "sokoban"
+    (problem,) = generate("sokoban", folder, count=1, seed=0, grid_size=20, boxes=8)
+    task = load_task(folder / "domain.pddl", problem)
+    trial = ff.Trial(task, 30.0, None)
+    pid = trial.pid
+    assert not trial.poll()
+    trial.stop()
+    assert trial.ended and trial.took is None and trial.failed_early()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left

@@ -126,13 +126,9 @@ def _die_with_parent() -> None:
     The forkserver ends with the process that started it, so a job whose Ray worker is lost does
     not live on beside the retried one.
     """
-    if sys.platform.startswith("linux"):
-        import ctypes
+    from up_gnnplan.processes import die_with_parent
 
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    die_with_parent()
 
 
 def _sendable(error: BaseException) -> BaseException | None:

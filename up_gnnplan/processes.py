@@ -16,6 +16,7 @@ import signal
 import sys
 
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
 
 
 def adopt_orphans() -> None:
@@ -26,6 +27,19 @@ def adopt_orphans() -> None:
 
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent ends (``PR_SET_PDEATHSIG``; elsewhere nothing):
+    a forked helper then never outlives the solve or the job that started it."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
 

@@ -178,6 +178,9 @@ class Granting:
     def __init__(self, more: int):
         self.more, self.asked = more, []
 
+    def awaited(self, step, max_steps):
+        return max_steps
+
     def hopeless(self, step, state):
         return False
 
@@ -318,3 +321,38 @@ def test_mode_auto_hands_a_hopeless_walk_to_lama_first_without_the_learned_fallb
                for m in messages)
     assert "the learned fallback is skipped: the time left goes to LAMA-first" in messages
     assert not any(m.startswith(("gbfs", "dual-gbfs")) for m in messages)
+
+
+class Reported:
+    """A trial of FF beside the walk that has reported (or not) by the time it is polled."""
+
+    def __init__(self, estimate=None, took=None, why=""):
+        self.estimate, self.took, self.why, self.polls = estimate, took, why, 0
+
+    def poll(self):
+        self.polls += 1
+        return self.polls > 1  # ends at its second poll
+
+
+def test_ffs_estimate_from_beside_the_walk_sets_the_step_limit_when_it_comes(task):
+    said = []
+    whole = Limits(100)
+    course = Course(task, whole.share(0.5), whole, trial=Reported(estimate=30, took=4.2), factor=4,
+                    say=lambda level, text: said.append(text))
+    assert course.awaited(0, 1000) == 1000 and not said  # not reported yet
+    assert course.awaited(7, 1000) == 4 * 30 + 50
+    assert course.estimate == 30 and course.trial is None
+    assert said == ["policy step limit 170 from step 7 (4 x FF's estimate 30 of the initial state + 50; FF grounded "
+                    "beside the policy in 4.2 s)"]
+    assert course.awaited(8, 170) == 170  # said once
+
+
+def test_a_trial_beside_the_walk_that_gives_no_estimate_leaves_the_limit(task):
+    said = []
+    course = Course(task, Limits(10), Limits(10), trial=Reported(why="took more than 4.0 s, its share of the time "
+                                                                     "left"), factor=4,
+                    say=lambda level, text: said.append(text))
+    course.awaited(0, 1000)
+    assert course.awaited(3, 1000) == 1000 and course.estimate is None
+    assert said == ["policy step limit 1000 from step 3 (no FF estimate: FF took more than 4.0 s, its share of the "
+                    "time left)"]

@@ -17,6 +17,9 @@ pace of the recent steps reaches the goal within the time the whole solve has le
 - the policy's step limit (4 x FF's estimate + 50, or 1000 where FF is left out) is extended the same
   way when the walk reaches it on course and its forecast time fits, but never a limit the user
   gave (engine param ``max_steps``);
+- where FF takes long to ground, it is grounded beside the walk (:class:`~up_gnnplan.search.ff.Trial`),
+  and its estimate of the initial state sets the step limit from the step it comes
+  (:meth:`Course.awaited`);
 - a walk too slow to reach the goal at all hands over at once (:meth:`Course.hopeless`): the steps
   it still needs (FF's estimate of the initial state's plan less the steps walked, else the goal
   literals left), at its pace since its first step, would take over :data:`HOPELESS_FACTOR` times
@@ -60,8 +63,10 @@ class Course:
     """
 
     def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None,
-                 estimate: float | None = None):
+                 estimate: float | None = None, trial=None, factor: float = 0.0, say=None):
         self.part, self.whole, self.steps, self.estimate = part, whole, steps, estimate
+        # FF grounded beside the walk (a search.ff.Trial): its estimate sets the step limit when it comes.
+        self.trial, self.factor, self.say = trial, factor, say or (lambda level, text: None)
         self.value = value if inputs is not None else None
         self.inputs = inputs
         condition = task.goal_condition
@@ -89,6 +94,26 @@ class Course:
             self.record(step, None, time.perf_counter(), state)
         elif self.literals:
             self.record(step, self.left(state), time.perf_counter())
+
+    def awaited(self, step: int, max_steps: int) -> int:
+        """Return the step limit after ``step`` steps: ``max_steps``, or, once FF's trial beside the walk
+        has reported, its FF-relative limit (:func:`~up_gnnplan.search.ff.astray_limit`), said in the log."""
+        trial = self.trial
+        if trial is None or not trial.poll():
+            return max_steps
+        self.trial = None
+        if trial.estimate is None:
+            why = trial.why or "FF finds the initial state a dead end"
+            self.say("info", f"policy step limit {max_steps} from step {step} (no FF estimate: FF {why})")
+            return max_steps
+        from up_gnnplan.search.ff import ASTRAY_FLOOR, astray_limit
+
+        self.estimate = trial.estimate
+        limit = astray_limit(max_steps, self.factor, trial.estimate) if self.factor else max_steps
+        self.say("info", f"policy step limit {limit} from step {step} ({self.factor:g} x FF's estimate "
+                         f"{trial.estimate:g} of the initial state + {ASTRAY_FLOOR}; FF grounded beside the policy "
+                         f"in {trial.took:.1f} s)")
+        return limit
 
     def hopeless(self, step: int, state) -> bool:
         """Return whether the walk, after ``step`` steps in ``state``, cannot reach the goal in time:
@@ -197,6 +222,7 @@ def step_limit(course: Course | None, step: int, state, max_steps: int) -> int:
     it finds the walk hopeless (:meth:`Course.hopeless`); the course observes the state."""
     if course is None:
         return max_steps
+    max_steps = course.awaited(step, max_steps)
     if course.hopeless(step, state):
         return step
     course.observe(step, state)

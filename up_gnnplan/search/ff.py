@@ -11,9 +11,15 @@ heuristic is built only where it fits the solve's limits (:func:`build_within`):
   (each value would then take too long), or when the estimated ground actions
   (:mod:`up_gnnplan.problems.size`) at :data:`KB_PER_ACTION` exceed the memory left;
 - built at once when the estimate is small (:data:`DIRECT_BUILD_ACTIONS`) or the solve has no deadline;
-- otherwise built first in a forked child process, which is stopped when it passes
+- otherwise built first in a forked child process (:class:`Trial`), which is stopped when it passes
   :data:`BUILD_SHARE` of the time left or the memory left; only a build that finished there is
   repeated here (it then costs twice, which the share leaves room for).
+
+Mode auto's policy needs FF's estimate of the initial state only for its step limit, so there the
+trial runs beside the policy (:func:`initial_estimate`, with :data:`BESIDE_SHARE` of the time left)
+and reports the estimate while the policy walks, on another core where there is one: before, the
+walk waited for the trial and then for a second build here (12-25 s of a minute for 250 blocks).
+The dual fallback, if it runs, waits for the same trial and builds FF here only then.
 
 The solve's limits are checked between values.
 """
@@ -45,6 +51,12 @@ SLOW_SECONDS = 0.01
 # Per task, the heuristic built for it (or None) and why it was left out: a solve asks once for the
 # policy's step limit (the engine's astray_factor) and again for the dual fallback.
 _BUILT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# Per task, its FF build tried in a child process (:class:`Trial`): started beside mode auto's policy,
+# it is waited for by the dual fallback instead of trying again.
+_TRIALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# The share of the time left for a trial beside mode auto's policy: the policy walks meanwhile, so
+# only the build repeated for the fallback, if one runs, costs the solve's own time.
+BESIDE_SHARE = 0.4
 
 
 class FFHeuristic:
@@ -91,82 +103,185 @@ def build_within(task, limits, generate=None) -> tuple[FFHeuristic | None, str]:
     ``generate``: an :class:`~up_gnnplan.limits.Uninterruptible` that runs the initial state's
     action generation (default: a plain call). Raises :class:`~up_gnnplan.limits.LimitReached`
     only where a limit was reached before or after the build, never by starting a build that
-    would break one.
+    would break one. A :class:`Trial` already started for ``task`` (beside mode auto's policy:
+    :func:`initial_estimate`) is waited for instead of starting another.
     """
-    from up_gnnplan.problems.size import estimate_ground_actions
-
-    applicable = len(generate(task.initial_state().generate_applicable_actions, "the initial state")
-                     if generate is not None else task.initial_state().generate_applicable_actions())
-    limits.check(f"after generating the {applicable:,} applicable actions of the initial state")
-    if applicable > MAX_INITIAL_ACTIONS:
-        return None, (f"FF left out: the initial state has {applicable:,} applicable actions (above "
-                      f"{MAX_INITIAL_ACTIONS:,}), where grounding FF takes seconds that cannot be interrupted")
-    estimate = estimate_ground_actions(task)
-    memory_mb = estimate * KB_PER_ACTION / 1024
-    headroom = limits.headroom_mb()
-    if headroom is not None and memory_mb > 0.5 * headroom:
-        return None, (f"FF left out: grounding it for about {estimate:,} actions would take about {memory_mb:,.0f} MB, "
-                      f"more than half the {headroom:,.0f} MB left under the memory limit")
-    remaining = limits.deadline.remaining()
-    if estimate > DIRECT_BUILD_ACTIONS and remaining is not None and hasattr(os, "fork"):
-        budget = BUILD_SHARE * remaining
-        if estimate * MIN_SECONDS_PER_ACTION > budget:
-            return None, (f"FF left out: grounding it for about {estimate:,} actions would take at least "
-                          f"{estimate * MIN_SECONDS_PER_ACTION:.1f} s, more than {budget:.1f} s, a {BUILD_SHARE:.0%} "
-                          "share of the time left")
-        seconds, why = _trial_build(task, budget, None if headroom is None else 0.5 * headroom)
-        if seconds is None:
-            return None, (f"FF left out: grounding it (about {estimate:,} actions) {why}, so it was stopped "
-                          f"and not built for the search")
-        limits.deadline.check_room(seconds, "before building the FF heuristic")
+    verdict = _fits(task, limits, generate)
+    if verdict.why:
+        return None, verdict.why
+    if verdict.trial_seconds is not None:
+        trial = _TRIALS.get(task)
+        if trial is None or trial.failed_early():
+            trial = _TRIALS[task] = Trial(task, verdict.trial_seconds, verdict.trial_memory_mb)
+        trial.wait(limits)
+        if trial.took is None:
+            return None, (f"FF left out: grounding it (about {verdict.actions:,} actions) {trial.why}, so it was "
+                          f"stopped and not built for the search")
+        limits.deadline.check_room(trial.took, "before building the FF heuristic")
     limits.check("before building the FF heuristic")
     heuristic = FFHeuristic(task, limits)
     limits.check("after building the FF heuristic")
     return heuristic, ""
 
 
-def _trial_build(task, seconds: float, memory_mb: float | None) -> tuple[float | None, str]:
-    """Build FF of ``task`` in a forked child process, stopped after ``seconds`` or above ``memory_mb``
-    more resident memory than this process has; return (the seconds it took, "") or (None, why stopped).
+def initial_estimate(task, limits, generate=None, beside: bool = False) -> tuple[float | None, "Trial | None", str]:
+    """FF's estimate of ``task``'s initial state: (the estimate, None, "") where FF is built here at once
+    (small tasks, no deadline); with ``beside``, where building it needs a :class:`Trial`, (None, the
+    trial, "") with the trial started, to report the estimate while the caller goes on (mode auto's
+    policy walks meanwhile); (None, None, why) where FF is left out or the initial state is a dead end.
+    Without ``beside``, as :meth:`FFHeuristic.for_search` and then the value."""
+    verdict = _fits(task, limits, generate) if beside and task not in _BUILT else None
+    if verdict is not None and not verdict.why and verdict.trial_seconds is not None:
+        seconds = BESIDE_SHARE / BUILD_SHARE * verdict.trial_seconds  # that share of the time left
+        _TRIALS[task] = Trial(task, seconds, verdict.trial_memory_mb)
+        return None, _TRIALS[task], ""
+    heuristic, note = FFHeuristic.for_search(task, limits, generate)
+    if heuristic is None:
+        return None, None, note
+    estimate = heuristic(task.initial_state())
+    return estimate, None, "" if estimate is not None else "FF finds the initial state a dead end"
 
-    The child only builds the heuristic and exits: it touches nothing of the parent's (no model
-    session, no file), so forking a process that holds onnxruntime's threads is safe.
+
+def astray_limit(most: int, factor: float, estimate: float) -> int:
+    """The policy's step limit of mode auto (engine param ``astray_factor``): ``factor`` times FF's
+    ``estimate`` of the initial state plus :data:`ASTRAY_FLOOR` steps, at most ``most``."""
+    return min(most, ASTRAY_FLOOR + math.ceil(factor * estimate))
+
+
+def stop_trial(task) -> None:
+    """Stop the :class:`Trial` of ``task`` if it still runs (its outcome, if it had one, is kept)."""
+    trial = _TRIALS.get(task)
+    if trial is not None:
+        trial.stop()
+
+
+class _Fit:
+    """How FF of a task fits a solve's limits: ``why`` it is left out, or built directly
+    (``trial_seconds`` None), or tried in a child first within ``trial_seconds`` and ``trial_memory_mb``."""
+
+    def __init__(self, why: str = "", actions: int = 0, trial_seconds: float | None = None,
+                 trial_memory_mb: float | None = None):
+        self.why, self.actions, self.trial_seconds, self.trial_memory_mb = why, actions, trial_seconds, trial_memory_mb
+
+
+def _fits(task, limits, generate=None) -> _Fit:
+    from up_gnnplan.problems.size import estimate_ground_actions
+
+    applicable = len(generate(task.initial_state().generate_applicable_actions, "the initial state")
+                     if generate is not None else task.initial_state().generate_applicable_actions())
+    limits.check(f"after generating the {applicable:,} applicable actions of the initial state")
+    if applicable > MAX_INITIAL_ACTIONS:
+        return _Fit(f"FF left out: the initial state has {applicable:,} applicable actions (above "
+                    f"{MAX_INITIAL_ACTIONS:,}), where grounding FF takes seconds that cannot be interrupted")
+    estimate = estimate_ground_actions(task)
+    memory_mb = estimate * KB_PER_ACTION / 1024
+    headroom = limits.headroom_mb()
+    if headroom is not None and memory_mb > 0.5 * headroom:
+        return _Fit(f"FF left out: grounding it for about {estimate:,} actions would take about {memory_mb:,.0f} MB, "
+                    f"more than half the {headroom:,.0f} MB left under the memory limit")
+    remaining = limits.deadline.remaining()
+    if estimate <= DIRECT_BUILD_ACTIONS or remaining is None or not hasattr(os, "fork"):
+        return _Fit(actions=estimate)
+    budget = BUILD_SHARE * remaining
+    if estimate * MIN_SECONDS_PER_ACTION > budget:
+        return _Fit(f"FF left out: grounding it for about {estimate:,} actions would take at least "
+                    f"{estimate * MIN_SECONDS_PER_ACTION:.1f} s, more than {budget:.1f} s, a {BUILD_SHARE:.0%} "
+                    "share of the time left")
+    return _Fit(actions=estimate, trial_seconds=budget, trial_memory_mb=None if headroom is None else 0.5 * headroom)
+
+
+class Trial:
+    """FF of a task built in a forked child process, stopped after ``seconds`` or above ``memory_mb``
+    more resident memory than this process has; the child reports FF's estimate of the initial state.
+
+    The child only builds the heuristic, values one state and exits: it touches nothing of the
+    parent's (no model session, no file), so forking a process that holds onnxruntime's threads is
+    safe. It dies with the solve (``PR_SET_PDEATHSIG``) and within a CPU-time limit of its own. After
+    :meth:`poll` or :meth:`wait` says it ended: ``took`` (seconds, None where it was stopped or
+    failed), ``estimate`` (None also for a dead end) and ``why`` (where it was stopped).
     """
-    from up_gnnplan.limits import MB, resident_mb
 
-    base_mb = resident_mb()
-    read, write = os.pipe()
-    start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:  # the child
+    def __init__(self, task, seconds: float, memory_mb: float | None):
+        from up_gnnplan.limits import resident_mb
+
+        self.seconds, self.memory_mb, self.base_mb = seconds, memory_mb, resident_mb()
+        self.took: float | None = None
+        self.estimate: float | None = None
+        self.why, self.ended, self._peak = "", False, 0.0
+        self._read, write = os.pipe()
+        self.start = time.perf_counter()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child
+            try:
+                import resource
+
+                from up_gnnplan.processes import die_with_parent
+
+                die_with_parent()
+                cpu = math.ceil(seconds) + 1
+                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+                os.close(self._read)
+                value = FFHeuristic(task)(task.initial_state())
+                os.write(write, f"{'dead' if value is None else value}\n".encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+
+    def failed_early(self) -> bool:
+        """Whether this trial ended without a heuristic before its own time share (a fresh one may do better)."""
+        return self.ended and self.took is None and not self.why.startswith("took more than")
+
+    def poll(self) -> bool:
+        """Return whether the trial has ended (reported, failed or been stopped), without waiting."""
+        if self.ended:
+            return True
+        from up_gnnplan.limits import MB
+
+        if select.select([self._read], [], [], 0)[0]:
+            report = os.read(self._read, 64).decode().strip()
+            if report:
+                self.took = time.perf_counter() - self.start
+                self.estimate = None if report == "dead" else float(report)
+            else:
+                self.why = "failed in a trial process"
+            self.stop()
+            return True
+        if time.perf_counter() - self.start > self.seconds:
+            self.why = f"took more than {self.seconds:.1f} s, its share of the time left"
+        elif self.memory_mb is not None:
+            self._peak = max(self._peak, _resident_mb_of(self.pid, MB) - self.base_mb)
+            if self._peak > self.memory_mb:
+                self.why = f"took more than {self.memory_mb:,.0f} MB, half the memory left under the limit"
+        if self.why:
+            self.stop()
+            return True
+        return False
+
+    def wait(self, limits=None) -> None:
+        """Wait until the trial ends, checking ``limits`` between polls."""
+        while not self.poll():
+            select.select([self._read], [], [], POLL_SECONDS)
+            if limits is not None:
+                try:
+                    limits.check("while grounding FF in a trial process")
+                except BaseException:
+                    self.stop()
+                    raise
+
+    def stop(self) -> None:
+        """Stop the child if it still runs, and reap it."""
+        if self.pid is None:
+            return
+        self.ended = True
+        if self.took is None and not self.why:
+            self.why = "was stopped when the search it served ended"
+        os.close(self._read)
         try:
-            os.close(read)
-            FFHeuristic(task)
-            os.write(write, b"1")
-        finally:
-            os._exit(0)
-    os.close(write)
-    peak = 0.0
-    try:
-        while True:
-            ready, _, _ = select.select([read], [], [], POLL_SECONDS)
-            if ready:
-                finished = os.read(read, 1) == b"1"
-                return (time.perf_counter() - start, "") if finished else (None, "failed in a trial process")
-            elapsed = time.perf_counter() - start
-            if elapsed > seconds:
-                return None, f"took more than {seconds:.1f} s, a {BUILD_SHARE:.0%} share of the time left"
-            if memory_mb is not None:
-                peak = max(peak, _resident_mb_of(pid, MB) - base_mb)
-                if peak > memory_mb:
-                    return None, f"took more than {memory_mb:,.0f} MB, half the memory left under the limit"
-    finally:
-        os.close(read)
-        try:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        os.waitpid(pid, 0)
+        os.waitpid(self.pid, 0)
+        self.pid = None
 
 
 def _resident_mb_of(pid: int, mb: int) -> float:

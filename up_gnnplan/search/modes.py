@@ -14,7 +14,6 @@ every plan before it returns it.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -153,11 +152,23 @@ def _task_and_model(mode: Mode, job: Job):
 
 
 def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
+    """:func:`_learned_searches`; FF's trial beside the policy, if it still runs, is stopped when they end."""
+    from up_gnnplan.search.ff import stop_trial
+
+    try:
+        return _learned_searches(job, mode, searches, task, model, handoff)
+    finally:
+        stop_trial(task)
+
+
+def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
     """Run the learned ``searches`` in turn while each gives up; return the last one's result. With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
     is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`; a policy too slow to reach
     the goal in time stops at once and the learned fallback is skipped), and the fallback search
-    gives up once it stalls (``handoff_stall``)."""
+    gives up once it stalls (``handoff_stall``). Where a policy walks with a course and FF takes long to
+    ground, FF is grounded beside the walk (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate
+    sets the step limit when it comes, and the fallback waits for the same trial."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
     from up_gnnplan.search.course import Course
 
@@ -165,7 +176,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
     inputs = Inputs(task)
     result = None
     part = limits.share(params["handoff_share"]) if handoff else limits
-    estimate = None  # FF's estimate of the initial state, where the step limit took one
+    estimate = trial = None  # FF's estimate of the initial state where the step limit took one, or its Trial
+    courses = handoff and params["on_course"] and params["handoff_share"] > 0  # a policy walks with a Course
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
         if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
@@ -173,8 +185,8 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
         if "max_steps" in kwargs:  # the user's limit, else MAX_STEPS; with astray_factor, FF's may be lower
             kwargs["max_steps"] = params["max_steps"] or MAX_STEPS
             if mode.takes("astray_factor") and params["astray_factor"]:
-                kwargs["max_steps"], estimate = _astray_steps(task, kwargs["max_steps"], params["astray_factor"],
-                                                              limits, job.say)
+                kwargs["max_steps"], estimate, trial = _astray_steps(task, kwargs["max_steps"],
+                                                                     params["astray_factor"], limits, job.say, courses)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
         if handoff:
@@ -183,10 +195,11 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
                 return result or SearchResult(Status.GAVE_UP)
             if result is not None:  # the learned fallback, until it stalls or its share is spent
                 kwargs["stall"] = params["handoff_stall"]
-            elif search.counts == "steps" and params["on_course"] and part is not limits:
+            elif search.counts == "steps" and courses:
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
                                           value=model if model.has_value else None, inputs=inputs,
-                                          estimate=estimate)
+                                          estimate=estimate, trial=trial, factor=params["astray_factor"],
+                                          say=job.say)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -267,26 +280,30 @@ def _auto_order(model, params: dict) -> list[str]:
     return [first, second if params["fallback"] == "model" else f"dual-{second}"]
 
 
-def _astray_steps(task, most: int, factor: float, limits, say) -> tuple[int, float | None]:
+def _astray_steps(task, most: int, factor: float, limits, say, beside: bool = False):
     """The policy's step limit with ``astray_factor``: that many times FF's estimate of the initial
     state's cost plus 50 steps, at most ``most`` (``most`` where FF is left out: too many
-    actions to ground, or a dead end it cannot rank); and the estimate (None where there is none)."""
+    actions to ground, or a dead end it cannot rank); the estimate (None where there is none); and,
+    with ``beside``, the :class:`~up_gnnplan.search.ff.Trial` that grounds FF beside the policy where
+    it takes long (the limit is then ``most`` until the trial reports: :meth:`Course.awaited`)."""
     from up_gnnplan.limits import GENERATING, LimitReached
-    from up_gnnplan.search.ff import ASTRAY_FLOOR, FFHeuristic
+    from up_gnnplan.search.ff import ASTRAY_FLOOR, astray_limit, initial_estimate
 
     try:
-        heuristic, note = FFHeuristic.for_search(task, limits, limits.uninterruptible(GENERATING))
-        estimate = heuristic(task.initial_state()) if heuristic is not None else None
+        estimate, trial, note = initial_estimate(task, limits, limits.uninterruptible(GENERATING), beside)
     except LimitReached:  # the policy's own first check says so
-        return most, None
-    if heuristic is None:
-        say("info", f"policy step limit {most} (no FF estimate: {note})")
+        return most, None, None
+    if trial is not None:
+        say("info", f"policy step limit {most} until FF, grounded beside the policy, gives its estimate")
+        return most, None, trial
     if estimate is None:
-        return most, None
-    steps = min(most, ASTRAY_FLOOR + math.ceil(factor * estimate))
+        if note.startswith("FF left out"):
+            say("info", f"policy step limit {most} (no FF estimate: {note})")
+        return most, None, None
+    steps = astray_limit(most, factor, estimate)
     say("info", f"policy step limit {steps} ({factor:g} x FF's estimate {estimate:g} of the initial state + "
                 f"{ASTRAY_FLOOR})")
-    return steps, estimate
+    return steps, estimate, None
 
 
 # Generating the applicable actions of a state, per action: 11 µs on a quiet machine, 25 µs on a
