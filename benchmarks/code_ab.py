@@ -2,8 +2,8 @@
 
 A change to the engine that has no param to turn it off is measured against the code before it:
 each arm is ``NAME=CHECKOUT`` (a git worktree or clone; ``.`` is this working tree), run as
-``python -m up_gnnplan.cli compare --engine gnnplan ...`` with the checkout first on
-``PYTHONPATH``, into ``OUT/NAME/TIER-DOMAIN/``. ``--lama`` adds LAMA-first on the files (``compare
+``python -m up_gnnplan.cli compare --engine gnnplan ...`` in the checkout, with it first on
+``PYTHONPATH`` (for the task processes), into ``OUT/NAME/TIER-DOMAIN/``. ``--lama`` adds LAMA-first on the files (``compare
 --engine fast-downward``) as an arm of its own. The arms of one task run together (``--jobs``, by
 default one per arm), so that they see the same load, then the next task. Default mode, shipped
 models, 60 s and 4 GB a task, every plan validated. ``table`` prints per tier and domain each arm's
@@ -27,7 +27,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .common import fmt, read_json, run, table, write_json
+from .common import add_task_options, fmt, read_json, run, table, write_json
 from .on_course import _tasks
 
 LAMA = "lama-first"
@@ -56,9 +56,11 @@ def run_arms(args) -> None:
         if checkout is not None:
             env["PYTHONPATH"] = os.pathsep.join([str(checkout), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         engine = ["--engine", "gnnplan"] if checkout is not None else ["--engine", "fast-downward"]
+        # Run in the checkout: ``python -m`` puts the current folder before PYTHONPATH.
         run([sys.executable, "-m", "up_gnnplan.cli", "compare", *engine, problem.parent / "domain.pddl", problem,
              "--timeout", args.timeout, "--memory-mb", args.memory_mb, "--no-plots", "--resume",
-             "-o", args.output / arm / f"{tier}-{domain}"], log, check=False, env=env)
+             "-o", args.output.resolve() / arm / f"{tier}-{domain}"], log, check=False, env=env,
+            cwd=checkout or args.output.resolve())
 
     with ThreadPoolExecutor(args.jobs or len(arms)) as pool:
         for task in _tasks(args):
@@ -82,11 +84,12 @@ def summary(args) -> None:
                   for arm in arms}
         keys = sorted(set().union(*by_arm.values()))
         solved = {arm: [k for k in keys if by_arm[arm].get(k, {}).get("solved")] for arm in arms}
-        every = [k for k in keys if all(k in solved[arm] for arm in arms)]
+        every = [k for k in keys if all(k in solved[arm] for arm in arms if arm != LAMA)]  # all of our arms solved
         cells, failures = {}, []
         for arm in arms:
             learned = sum(by_arm[arm][k].get("found_by") == "learned" for k in solved[arm])
-            seconds = sum(by_arm[arm][k]["wall_time"] for k in every) / len(every) if every else None
+            mine = [k for k in every if k in solved[arm]]  # LAMA-first: those of them it solved
+            seconds = sum(by_arm[arm][k]["wall_time"] for k in mine) / len(mine) if mine else None
             totals[arm][0] += len(solved[arm])
             totals[arm][1] += learned
             cells[arm] = {"solved": len(solved[arm]), "by_the_model": learned, "mean_seconds_all_solved": seconds}
@@ -96,10 +99,11 @@ def summary(args) -> None:
         rows.append([group, str(len(keys)),
                      *[f"{cells[a]['solved']}" + ("" if a == LAMA else f" ({cells[a]['by_the_model']})") for a in arms],
                      " / ".join(fmt(cells[a]["mean_seconds_all_solved"], 1) for a in arms) + f" ({len(every)})"])
+        cells["tasks_all_solved"] = every
     rows.append(["**total**", "", *[f"**{totals[a][0]}**" + ("" if a == LAMA else f" ({totals[a][1]})")
                                     for a in arms], ""])
     header = ["tier-domain", "tasks", *[a if a == LAMA else f"{a} (by the model)" for a in arms],
-              "mean s where all solved: " + " / ".join(arms) + " (tasks)"]
+              "mean s where our arms all solved: " + " / ".join(arms) + " (tasks; LAMA-first: of those it solved)"]
     text = table(header, rows)
     causes = [f"- {line}" for group in groups for line in data[group]["failures"]]
     (args.output / "table.md").write_text(text + "\n\nNot solved, as the engines said:\n\n" + "\n".join(causes) + "\n")
@@ -116,9 +120,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="repeatable: an arm's name and the checkout it runs (. for this working tree)")
     parser.add_argument("--lama", action="store_true", help="LAMA-first on the files as an arm too")
     parser.add_argument("--jobs", type=int, default=0, help="tasks run at once (default: one per arm)")
-    parser.add_argument("--timeout", type=float, default=60.0)
-    parser.add_argument("--memory-mb", type=int, default=4000)
-    parser.add_argument("-o", "--output", type=Path, required=True)
+    add_task_options(parser)
     args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
     if args.stage == "run" and not args.arm:

@@ -82,6 +82,13 @@ def write_json(path: Path, data) -> None:
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
+def add_task_options(parser) -> None:
+    """The options of a script that solves generated tier tasks: per-task limits and the output folder."""
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--memory-mb", type=int, default=4000)
+    parser.add_argument("-o", "--output", type=Path, required=True)
+
+
 def note(log: Path, text: str) -> None:
     """Append ``text`` to the commands log ``log``, after the time."""
     log.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import fmt, run, table, write_json
+from .common import add_task_options, fmt, run, table, write_json
 from .tiers import SEED, SETS
 
 # Between the medium tier's largest and our hard-tier sizes (benchmarks/load_speed.py), for domains
@@ -108,9 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="IPC 2023 domains (default: all ten)")
     parser.add_argument("--tier", choices=["medium", "between", "hard"], help="one tier only (default: all)")
     parser.add_argument("--count", type=int, default=2, help="generate: tasks per domain")
-    parser.add_argument("--timeout", type=float, default=60.0)
-    parser.add_argument("--memory-mb", type=int, default=4000)
-    parser.add_argument("-o", "--output", type=Path, required=True)
+    add_task_options(parser)
     args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
     {"generate": generate, "run": run_arms, "table": summary}[args.stage](args)

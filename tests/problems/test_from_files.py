@@ -206,8 +206,8 @@ def test_prechecks_run_first(tmp_path):
 @pytest.mark.parametrize("edit, feature", [
     (("(free ?t) (exists", "(or (free ?t) (vehicle ?t)) (exists"),
      "disjunctive conditions (or / imply)"),
-    (("(and (at ?c ?p) (not (loaded ?c ?t))", "(and (at ?c ?p) (when (free ?t) (not (loaded ?c ?t)))"),
-     "conditional effects (when)"),
+    (("(and (loaded ?c ?t) (at ?t ?p))", "(and (loaded ?c ?t) (at ?t ?p) (forall (?d - crate) (at ?d ?p)))"),
+     "universally quantified conditions (forall)"),
     (("(increase (total-cost) (dist ?a ?b))", "(increase (total-cost) (dist ?a ?b)) (decrease (dist ?a ?b) 1)"),
      "numeric effects (decrease)"),
     (("(increase (total-cost) 1)))\n  (:action unload", "(increase (total-cost) -1)))\n  (:action unload"),
@@ -243,8 +243,7 @@ def test_negative_static_cost_value_is_refused(tmp_path):
 
 @pytest.mark.parametrize("domain, problem, feature", [
     ("numeric-domain.pddl", "numeric-p01.pddl", "numeric effects (decrease)"),
-    ("when-domain.pddl", "lights-p01.pddl", "conditional effects (when)"),
-    ("forall-domain.pddl", "lights-p01.pddl", "universally quantified effects (forall)"),
+    ("or-domain.pddl", "lights-p01.pddl", "disjunctive conditions (or / imply)"),
     ("forall-pre-domain.pddl", "lights-p01.pddl", "universally quantified conditions (forall)"),
     ("durative-domain.pddl", "durative-p01.pddl", "durative actions (:durative-actions)"),
 ])
@@ -292,3 +291,24 @@ def test_every_generated_domain_reads_the_same_and_finds_the_same_model(tmp_path
     assert_same(up, files)
     for need in (None, "value", "actions"):
         assert find_model(files.signature, need) == find_model(up.signature, need)
+
+
+def test_an_action_without_a_precondition_loads_by_both_readers(tmp_path):
+    """PDDL allows an action without ``:precondition``; pymimir 0.13 crashed the process on one (a
+    segmentation fault), so the text it gets says ``:precondition (and)``, on the same line."""
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.problems.syntax import with_preconditions
+
+    domain = """(define (domain switches) (:requirements :strips)
+ (:predicates (p) (q))
+ (:action turn-on :parameters () :effect (p))
+ (:action finish :parameters () :precondition (p) :effect (q)))
+"""
+    domain_file, problem_file = tmp_path / "domain.pddl", tmp_path / "p.pddl"
+    domain_file.write_text(domain)
+    problem_file.write_text("(define (problem s) (:domain switches) (:init) (:goal (and (q))))\n")
+    for task in (Task.from_files(domain_file, problem_file), load_task(domain_file, problem_file)):
+        assert [str(a) for a in task.initial_state().generate_applicable_actions()] == ["(turn-on )"]
+    patched = with_preconditions(domain)
+    assert patched.count(":precondition") == 2 and patched.count("\n") == domain.count("\n")
+    assert ":parameters () :precondition (and) :effect (p)" in patched

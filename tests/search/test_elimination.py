@@ -77,3 +77,29 @@ def test_plans_outside_the_fragment_are_returned_as_they_are(tmp_path):
     assert result.solved
     same = eliminate_actions(task, result.actions)
     assert same.actions == result.actions and "derived atoms" in same.note
+
+
+def _briefcase_plan(steps: list[str]):
+    """The Briefcaseworld fixture's task of 3 locations and 2 portables, and the ground actions named by ``steps``."""
+    from pddl_cases import fixture
+    from up_gnnplan.problems import Task
+
+    task = Task.from_files(fixture("briefcase", "domain.pddl"), fixture("briefcase", "p03.pddl"))
+    state, actions = task.initial_state(), []
+    for step in steps:
+        action = {str(a): a for a in state.generate_applicable_actions()}[step]
+        actions.append(action)
+        state = action.apply(state)
+    return task, actions
+
+
+def test_conditional_effects_fire_where_their_condition_holds_and_detours_go():
+    """p03: o0 at l0 must reach l1 (o1 is at its goal, l2). ``move`` carries what is in the case (a
+    conditional effect under a ``forall``): the moves with o0 inside are needed, the detours are not."""
+    steps = ["(move l0 l2)", "(move l2 l0)", "(put-in o0 l0)", "(move l0 l2)", "(move l2 l1)", "(take-out o0)"]
+    task, plan = _briefcase_plan(steps)
+    result = eliminate_actions(task, plan)
+    kept = [str(a) for a in result.actions]
+    # The first two moves and the take-out go; without the put-in the later moves would not carry o0.
+    assert kept == ["(put-in o0 l0)", "(move l0 l2)", "(move l2 l1)"]
+    assert result.removed == 3 and result.note == "action elimination: 3 of 6 actions left out"

@@ -111,6 +111,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
             kind.set_typing(feature)
         for feature in ("NEGATIVE_CONDITIONS", "EQUALITIES", "EXISTENTIAL_CONDITIONS"):
             kind.set_conditions_kind(feature)
+        for feature in ("CONDITIONAL_EFFECTS", "FORALL_EFFECTS"):
+            kind.set_effects_kind(feature)
         kind.set_quality_metrics("ACTIONS_COST")
         kind.set_quality_metrics("PLAN_LENGTH")
         for feature in ("STATIC_FLUENTS_IN_ACTIONS_COST", "INT_NUMBERS_IN_ACTIONS_COST", "REAL_NUMBERS_IN_ACTIONS_COST"):

@@ -21,6 +21,7 @@ from pathlib import Path
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source, load_pddl, source_of
+from up_gnnplan.problems.syntax import with_preconditions
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
 from up_gnnplan.states.types import DomainTypes
@@ -207,7 +208,7 @@ class Task:
             raise UnsupportedFeatureError([f"a construct PDDL cannot express ({error})"], self.source.describe()) from None
         if goal_names:
             domain_text = _derive(domain_text, self.writer, compiled, goal_names)
-        self.domain_text, self.problem_text = domain_text, problem_text
+        self.domain_text, self.problem_text = with_preconditions(domain_text), problem_text
         check("while building the task (before pymimir parses it)")
         try:
             self.mimir_domain = pymimir.Domain(self.domain_text)

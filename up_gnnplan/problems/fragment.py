@@ -1,9 +1,11 @@
 """Check that a UP problem lies inside the PDDL fragment up-gnnplan supports.
 
 Supported: STRIPS with (hierarchical) typing, negative preconditions and goals, equality,
-existential preconditions and goals, and non-negative action costs given by constants or by
-static numeric fluents (``(increase (total-cost) (road-length ?a ?b))``). Everything else is
-refused with the feature's PDDL name and the file it came from.
+existential preconditions and goals, conditional and universally quantified effects (``when``,
+``forall`` in effects: pymimir, the labeller's A* and Fast Downward's LAMA handle them; Fast
+Downward's LM-cut does not, so labels come from pymimir's A* there), and non-negative action costs
+given by constants or by static numeric fluents (``(increase (total-cost) (road-length ?a ?b))``).
+Everything else is refused with the feature's PDDL name and the file it came from.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ _ALLOWED = {
     "NEGATIVE_CONDITIONS",
     "EQUALITIES",
     "EXISTENTIAL_CONDITIONS",
+    "CONDITIONAL_EFFECTS",
+    "FORALL_EFFECTS",
     "ACTIONS_COST",
     "PLAN_LENGTH",
     "STATIC_FLUENTS_IN_ACTIONS_COST",

@@ -34,6 +34,27 @@ def pddl_code(text: str) -> str:
     return _COMMENT.sub(lambda found: " " * len(found.group()), text).lower()
 
 
+_ACTION = re.compile(r"\(\s*:action\b", re.IGNORECASE)
+_EFFECT = re.compile(r":effect\b", re.IGNORECASE)
+_PRECONDITION = re.compile(r":precondition\b", re.IGNORECASE)
+
+
+def with_preconditions(code: str) -> str:
+    """Return the domain ``code`` with ``:precondition (and)`` before the ``:effect`` of every action
+    that has no precondition, on the same line (line numbers hold). PDDL allows such actions;
+    pymimir 0.13 ends the process with a segmentation fault on them (UP's writer leaves the empty
+    precondition out too)."""
+    starts = [found.start() for found in _ACTION.finditer(code)]
+    pieces, last = [], 0
+    for start, end in zip(starts, starts[1:] + [len(code)]):
+        effect = _EFFECT.search(code, start, end)
+        if effect is None or _PRECONDITION.search(code, start, effect.start()):
+            continue
+        pieces += [code[last:effect.start()], ":precondition (and) "]
+        last = effect.start()
+    return "".join(pieces) + code[last:]
+
+
 class Node(list):
     """A parenthesised expression: its items (tokens and nodes) and the line it opens on."""
 
@@ -320,10 +341,14 @@ def _effect(node, action: str, found: Fragment) -> None:
     if head == "and":
         for item in node[1:]:
             _effect(item, action, found)
-    elif head == "when":
-        found.features.setdefault("conditional effects (when)", node.line)
-    elif head == "forall":
-        found.features.setdefault("universally quantified effects (forall)", node.line)
+    elif head == "when":  # a conditional effect: its condition as a precondition's, its effect as any
+        if len(node) > 1:
+            _condition(node[1], found)
+        for item in node[2:]:
+            _effect(item, action, found)
+    elif head == "forall":  # a universally quantified effect: (forall (?x - t) EFFECT)
+        for item in node[2:]:
+            _effect(item, action, found)
     elif head in _NUMERIC_EFFECTS:
         target = node[1] if len(node) > 1 else None
         value = node[2] if len(node) > 2 else None

@@ -11,9 +11,9 @@ non-negative action costs no plan it returns costs more than the one it was give
 The plan is simulated on sets of fluent atoms (each ground action's preconditions and effects
 read once from pymimir), a few microseconds per action where applying pymimir actions to states
 costs a quarter of a millisecond: quadratic in the plan's length, a 600-step plan is about a
-second. The fragment is STRIPS with negative preconditions and static atoms; a plan with
-conditional effects or derived atoms (an existential goal compiled into axioms) is returned as
-it is. The work stops at ``deadline`` (a :func:`time.perf_counter` value) with the shortest plan
+second. The fragment is STRIPS with negative preconditions, static atoms and conditional effects
+(each fires where its condition holds in the state the action is applied to); a plan with derived
+atoms (an existential goal compiled into axioms) is returned as it is. The work stops at ``deadline`` (a :func:`time.perf_counter` value) with the shortest plan
 found so far, and the result is replayed through pymimir, so a plan is only ever replaced by one
 that reaches the goal there too.
 """
@@ -37,17 +37,42 @@ class Elimination:
 
 
 class _Compiled:
-    """Preconditions and effects of one ground action as sets of fluent-atom indices."""
+    """Preconditions and effects of one ground action as sets of fluent-atom indices; its conditional
+    effects (Briefcaseworld's ``move``) as (positive, negative, add, delete) each, those whose static
+    condition fails (``static_holds``) left out, since they never fire."""
 
-    __slots__ = ("positive", "negative", "add", "delete")
+    __slots__ = ("positive", "negative", "add", "delete", "conditional")
 
-    def __init__(self, action):
+    def __init__(self, action, static_holds):
         self.positive, self.negative = _literals(action.get_precondition().get_literals())
-        effects = action.get_conditional_effect()
-        if any(effect.get_condition().get_literals() for effect in effects):
-            raise _Unsupported("conditional effects")
-        self.add = frozenset(_fluent(atom) for effect in effects for atom in effect.get_effect().get_add_list())
-        self.delete = frozenset(_fluent(atom) for effect in effects for atom in effect.get_effect().get_delete_list())
+        add, delete, self.conditional = set(), set(), []
+        for effect in action.get_conditional_effect():
+            condition = effect.get_condition()
+            if condition.get_numerics():
+                raise _Unsupported("numeric conditions in its effects")
+            literals = condition.get_literals()
+            if any(literal.is_static() and not static_holds(literal) for literal in literals):
+                continue
+            adds = frozenset(_fluent(atom) for atom in effect.get_effect().get_add_list())
+            deletes = frozenset(_fluent(atom) for atom in effect.get_effect().get_delete_list())
+            positive, negative = _literals(literals)
+            if positive or negative:
+                self.conditional.append((positive, negative, adds, deletes))
+            else:
+                add |= adds
+                delete |= deletes
+        self.add, self.delete = frozenset(add), frozenset(delete)
+
+    def applicable(self, state: frozenset) -> bool:
+        return self.positive <= state and not (self.negative & state)
+
+    def apply(self, state: frozenset) -> frozenset:
+        """The successor of ``state``: every effect whose condition holds in ``state``, deletes before adds."""
+        add, delete = self.add, self.delete
+        if self.conditional:
+            fired = [(a, d) for p, n, a, d in self.conditional if p <= state and not (n & state)]
+            add, delete = add.union(*(a for a, _ in fired)), delete.union(*(d for _, d in fired))
+        return (state - delete) | add
 
 
 class _Unsupported(Exception):
@@ -79,7 +104,8 @@ def eliminate_actions(task, actions: list, deadline: float | None = None, cost: 
     """
     original = Elimination(list(actions), _replay(task, actions)[1] if cost is None else cost, 0, "")
     try:
-        compiled = {a.get_index(): _Compiled(a) for a in actions}
+        initial_state = task.initial_state()
+        compiled = {a.get_index(): _Compiled(a, initial_state.literal_holds) for a in actions}
         goal_condition = task.goal_condition
         if goal_condition.get_numerics():
             raise _Unsupported("numeric goals")
@@ -87,8 +113,7 @@ def eliminate_actions(task, actions: list, deadline: float | None = None, cost: 
     except _Unsupported as why:
         original.note = f"action elimination left out: the plan has {why}"
         return original
-    initial = frozenset(atom.get_index() for atom in task.initial_state().get_atoms(ignore_static=True,
-                                                                                    ignore_derived=True))
+    initial = frozenset(atom.get_index() for atom in initial_state.get_atoms(ignore_static=True, ignore_derived=True))
     plan = list(actions)
     prefix_state, i, tried, stopped = initial, 0, 0, False
     while i < len(plan):
@@ -99,14 +124,13 @@ def eliminate_actions(task, actions: list, deadline: float | None = None, cost: 
         state, kept = prefix_state, []
         for action in plan[i + 1:]:
             c = compiled[action.get_index()]
-            if c.positive <= state and not (c.negative & state):
-                state = (state - c.delete) | c.add
+            if c.applicable(state):
+                state = c.apply(state)
                 kept.append(action)
         if goal_positive <= state and not (goal_negative & state):
             plan[i:] = kept
         else:
-            c = compiled[plan[i].get_index()]
-            prefix_state = (prefix_state - c.delete) | c.add
+            prefix_state = compiled[plan[i].get_index()].apply(prefix_state)
             i += 1
     if len(plan) == len(actions):
         original.note = "action elimination: nothing to leave out" + (" (stopped by its time share)" if stopped else "")
