@@ -335,3 +335,20 @@ def test_a_continued_run_keeps_its_head_and_batch(tmp_path):
     result = CliRunner().invoke(main, [*args, "--timeout", "30", "--head", "logits+value"])
     assert result.exit_code == 2 and "trains logits at batches of 32" in result.output, result.output
     assert not (tmp_path / "m.onnx").exists()
+
+
+@pytest.mark.parametrize("record, judges, expected", [
+    ({"policy_validation": {"solved": 0}}, 4, 0.1),  # no judge problem solved: a tenth for the learned part
+    ({"policy_validation": {"solved": 1}}, 4, None),  # one solved: the engine's default
+    ({"policy_validation": {"solved": 0}, "first_policy_judge": {"value_policy": {"solved": 2}}}, 4, None),
+    ({}, 0, None),  # no judge (a single training problem): nothing to go by
+])
+def test_a_policy_that_solved_no_judge_problem_gets_a_tenth_of_the_time(record, judges, expected):
+    from up_gnnplan.learn.recipe import WEAK_POLICY_SHARE
+    from up_gnnplan.learn.run import _choose_handoff_share
+
+    _choose_handoff_share(record, list(range(judges)))
+    assert record.get("handoff_share") == expected
+    if expected is not None:
+        assert expected == WEAK_POLICY_SHARE
+        assert record["handoff_share_why"] == f"its greedy policy solved none of its {judges} judge problems"

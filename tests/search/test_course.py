@@ -356,3 +356,27 @@ def test_a_trial_beside_the_walk_that_gives_no_estimate_leaves_the_limit(task):
     assert course.awaited(3, 1000) == 1000 and course.estimate is None
     assert said == ["policy step limit 1000 from step 3 (no FF estimate: FF took more than 4.0 s, its share of the "
                     "time left)"]
+
+
+@pytest.mark.parametrize("estimate, more", [
+    (None, math.ceil(SAFETY * (100 - MIN_STEPS))),  # no FF estimate: the forecast with its margin
+    (100, math.ceil(SAFETY * (100 - MIN_STEPS))),   # the cap, 450 steps, far off
+    (20, 50 + 4 * 20 - MIN_STEPS),                   # the goal forecast at step 100, the cap at 130: up to it
+    (10, 0),                                         # the cap at 90, before the goal forecast at step 100
+])
+def test_no_step_extension_passes_the_ff_relative_limit(task, estimate, more):
+    whole = Limits(100)
+    course = Course(task, whole.share(0.5), whole, steps=True, estimate=estimate, factor=4)
+    walk(course, list(range(100, 100 - MIN_STEPS - 1, -1)), 0.01)  # one literal a step: 92 left after 8
+    assert course.cap == (None if estimate is None else 50 + 4 * estimate)
+    assert course.more_steps(MIN_STEPS) == more
+
+
+def test_no_time_extension_for_a_walk_that_would_meet_the_ff_relative_limit_first(task):
+    lefts = list(range(100, 100 - MIN_STEPS - 1, -1))
+    for estimate, extended in [(None, True), (10, False)]:
+        whole = Limits(100)
+        part = whole.share(0.001)
+        before = part.deadline.end
+        walk(Course(task, part, whole, estimate=estimate, factor=4), lefts, 0.1)
+        assert (part.deadline.end > before) is extended

@@ -147,3 +147,31 @@ def test_mode_grounds_lama_first_gets_only_the_memory_left_under_the_limit(block
     roomy = lama_first(blocks, Limits(60, memory_mb=int(resident_mb()) + 1024))
     assert roomy.status == Status.SOLVED_SATISFICING
     assert check_plan(blocks, roomy.plan)[0] is True and float(roomy.metrics["plan_cost"]) == len(roomy.plan.actions)
+
+
+def _weak_model(problem, path, record: dict):
+    from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.problems import Task
+    from up_gnnplan.training import TrainConfig
+    from up_gnnplan.training.checkpoint import build
+
+    config = TrainConfig(architecture="rgnn", hidden=8, layers=2)
+    encoding, model = build(config, Task(problem).signature)
+    return export_onnx(model, encoding, path, domain=problem.name, train_config=config.to_dict(), training_record=record)
+
+
+@needs_fd
+def test_the_learned_part_takes_the_share_its_model_records_unless_the_user_gives_one(blocks, tmp_path):
+    pytest.importorskip("torch")
+    why = "its greedy policy solved none of its 4 judge problems"
+    path = _weak_model(blocks, tmp_path / "weak.onnx", {"handoff_share": 0.1, "handoff_share_why": why})
+    result = GnnplanEngine(model=str(path)).solve(blocks, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    said = [m for m in messages(result) if m.startswith("the learned part's share")]
+    assert said == [f"the learned part's share of the time 0.1, as weak.onnx records ({why}; --handoff-share sets "
+                    "another)"]
+    given = GnnplanEngine(model=str(path), handoff_share=0.5).solve(blocks, timeout=60)
+    assert not any(m.startswith("the learned part's share") for m in messages(given))
+    plain = _weak_model(blocks, tmp_path / "plain.onnx", {})
+    assert not any(m.startswith("the learned part's share")
+                   for m in messages(GnnplanEngine(model=str(plain)).solve(blocks, timeout=60)))

@@ -56,6 +56,10 @@ MIN_EPOCH_STATES, MAX_EPOCH_STATES = 128, 8192
 MAX_GPU_EPOCH_STATES = 65536  # a GPU's epoch of 8,192 states is seconds: the judge would take most of the time
 # Labelled problems held out to compare epochs by: a fifth of them, 1 to MAX_HELD_OUT, where there are MIN_FOR_HELD_OUT.
 MIN_FOR_HELD_OUT, MAX_HELD_OUT = 4, 5
+# Mode auto's share of the time for the learned part (the policy, then the learned search) where no greedy
+# policy of the model solved a judge problem (gnnplan learn records it in the model; the engine's default is
+# 0.5): such a model's learned search is, at best, a slower FF search, and LAMA-first needs the time.
+WEAK_POLICY_SHARE = 0.1
 
 
 @dataclass

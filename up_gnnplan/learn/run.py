@@ -189,6 +189,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
         start = time.perf_counter()
         _choose_first_policy(model, encoding, config, record, tasks, clock, say)
         _add_phase(run, "choosing", time.perf_counter() - start)
+    _choose_handoff_share(record, judges)
     start = time.perf_counter()
     summary = _summary(options, run, clock, checked, labelled, judges, record)
     record["learn"] = summary
@@ -412,6 +413,22 @@ def _choose_first_policy(model, encoding, config, record, tasks, clock, say) -> 
         f"{'value policy' if first == 'policy' else 'action policy'}")
 
 
+def _choose_handoff_share(record: dict, judges: list) -> None:
+    """Record in ``record["handoff_share"]`` mode auto's share of the time for the learned part where the
+    judge found the policy weak: :data:`~up_gnnplan.learn.recipe.WEAK_POLICY_SHARE` where no greedy policy
+    of the model (the action policy, or the value policy where it was tried) solved any judge problem.
+    Otherwise nothing is recorded and the engine's default holds."""
+    from up_gnnplan.learn.recipe import WEAK_POLICY_SHARE
+
+    judged = record.get("policy_validation")
+    if not judges or not judged:
+        return
+    value = (record.get("first_policy_judge") or {}).get("value_policy", {}).get("solved", 0)
+    if max(judged["solved"], value) == 0:
+        record["handoff_share"] = WEAK_POLICY_SHARE
+        record["handoff_share_why"] = f"its greedy policy solved none of its {len(judges)} judge problems"
+
+
 def _trained_seconds(state_path: Path) -> float:
     """Return the training seconds of earlier sessions recorded in a training state file (0 without one)."""
     if not state_path.is_file():
@@ -480,6 +497,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                   "ties": (run.recipe or {}).get("judge_ties", "steps"),
                   "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None},
         "recipe": run.recipe,
+        "handoff_share": record.get("handoff_share"),
         "device": record.get("device"),
         **({"non_finite_note": record["non_finite_note"]} if record.get("non_finite_note") else {}),
         "phases": {k: round(v, 1) for k, v in run.phases.items()},
@@ -503,6 +521,9 @@ def _report(say, output, summary, config) -> None:
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")
+    if summary.get("handoff_share") is not None:
+        say(f"  mode auto: the learned part gets {summary['handoff_share']:.0%} of the time before LAMA-first takes "
+            "the rest, since the policy solved no judge problem (gnnplan solve --handoff-share sets another)")
     if summary.get("non_finite_note"):
         say(f"  note: {summary['non_finite_note']}")
     say("  phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())

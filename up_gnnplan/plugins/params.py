@@ -104,10 +104,11 @@ PARAMS = {
                       "heuristic (dual-gbfs, dual-policy-best-first), or that until it stalls (handoff_share, "
                       "handoff_stall) and then LAMA-first with the time left (pip install "
                       "'up-gnnplan[fast-downward]'; the log and the metric found_by say who found the plan)."),
-    "handoff_share": Param(0.5, _share, "a number from 0 to 1",
+    "handoff_share": Param(None, _share, "a number from 0 to 1",
                            "With fallback model+lama: the share of the time left once the model is loaded that the "
                            "learned part (the policy, then the learned search) may take before LAMA-first gets the "
-                           "rest (0: LAMA-first at once)."),
+                           "rest (0: LAMA-first at once) [default: the model's, else 0.5: gnnplan learn records 0.1 "
+                           "for a model whose greedy policy solved none of its judge problems]."),
     "handoff_stall": Param(500, _integer(0), "an integer >= 0 (0: off)",
                            "With fallback model+lama: hand over to LAMA-first earlier, after this many expansions of "
                            "the learned search without a lower FF value."),

@@ -148,6 +148,17 @@ class OnnxValueFunction:
         return "action-policy" if self.has_actions else "policy"
 
     @property
+    def handoff_share(self) -> float | None:
+        """Mode auto's share of the time for the learned part before LAMA-first, where the model's training
+        record gives one (``gnnplan learn``: a tenth for a policy that solved none of its judge problems), else None."""
+        share = (self.metadata.get("training_record") or {}).get("handoff_share")
+        return float(share) if isinstance(share, (int, float)) and 0.0 <= share <= 1.0 else None
+
+    @property
+    def handoff_share_why(self) -> str:
+        return str((self.metadata.get("training_record") or {}).get("handoff_share_why", ""))
+
+    @property
     def architecture(self) -> str:
         return self.metadata.get("architecture", "")
 

@@ -20,6 +20,10 @@ pace of the recent steps reaches the goal within the time the whole solve has le
 - where FF takes long to ground, it is grounded beside the walk (:class:`~up_gnnplan.search.ff.Trial`),
   and its estimate of the initial state sets the step limit from the step it comes
   (:meth:`Course.awaited`);
+- no extension, of the share or of the steps, takes a walk past the FF-relative step limit
+  (:attr:`Course.cap`: 4 x FF's estimate + 50, where FF gave one): a Transport walk of the medium
+  tier (FF's estimate 194) was extended to 2,154 steps and 49.7 s of the minute, 11 of its 44 goal
+  literals still left, and LAMA-first had 7 s;
 - a walk too slow to reach the goal at all hands over at once (:meth:`Course.hopeless`): the steps
   it still needs (FF's estimate of the initial state's plan less the steps walked, else the goal
   literals left), at its pace since its first step, would take over :data:`HOPELESS_FACTOR` times
@@ -186,7 +190,7 @@ class Course:
         if remaining is None or whole is None or window is None or remaining > AHEAD_STEPS * window[2] / window[1]:
             return  # judged only when the share is about to run out
         forecast = self.forecast()
-        if forecast is None or forecast[1] > whole:
+        if forecast is None or forecast[1] > whole or self._past_cap(step, forecast[0]):
             return
         end = min(now + forecast[1], self.whole.deadline.end)
         if end <= self.part.deadline.end:
@@ -201,11 +205,27 @@ class Course:
         time fits in what the solve has left and the limit is one this course may extend
         (``steps``: not one the user gave), else 0."""
         forecast, whole = (self.forecast() if self.steps else None), self.whole.deadline.remaining()
-        if forecast is None or whole is not None and forecast[1] > whole:
+        if forecast is None or whole is not None and forecast[1] > whole or self._past_cap(step, forecast[0]):
             return 0
         more, _, words = forecast
+        if self.cap is not None:
+            more = min(more, self.cap - step)
         self.extensions.append(f"on course at its step limit of {step} ({words}): {more} more steps")
         return more
+
+    @property
+    def cap(self) -> int | None:
+        """The FF-relative step limit (:func:`~up_gnnplan.search.ff.astray_limit` without an upper bound),
+        where FF's estimate is known and ``astray_factor`` is on: no extension lets a walk pass it."""
+        if self.estimate is None or not self.factor:
+            return None
+        from up_gnnplan.search.ff import ASTRAY_FLOOR
+
+        return ASTRAY_FLOOR + math.ceil(self.factor * self.estimate)
+
+    def _past_cap(self, step: int, forecast_steps: int) -> bool:
+        """Whether the walk, at the forecast's pace (without its margin), would reach :attr:`cap` before the goal."""
+        return self.cap is not None and step + forecast_steps / SAFETY > self.cap
 
     @property
     def note(self) -> str:

@@ -26,6 +26,7 @@ COMMON_OPTIONS = ("model", "threads", "memory_mb", "device", "action_elimination
 FALLBACKS = ("model", "model+ff", "model+lama")
 HANDOFF = "model+lama"
 HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course")
+HANDOFF_SHARE = 0.5  # the learned part's share where neither the user nor the model (gnnplan learn) gives one
 # The policy's step limit where the user gives none (engine param max_steps) and FF gives no estimate.
 MAX_STEPS = 1000
 PLANNERS = ("lama-first", "gnnplan")  # who solves mode ground's ground problem
@@ -175,9 +176,10 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     params, limits = job.params, job.limits
     inputs = Inputs(task)
     result = None
-    part = limits.share(params["handoff_share"]) if handoff else limits
+    share = _handoff_share(params, model, job.say) if handoff else None
+    part = limits.share(share) if handoff else limits
     estimate = trial = None  # FF's estimate of the initial state where the step limit took one, or its Trial
-    courses = handoff and params["on_course"] and params["handoff_share"] > 0  # a policy walks with a Course
+    courses = handoff and params["on_course"] and share > 0  # a policy walks with a Course
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
         if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
@@ -190,7 +192,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
         if handoff:
-            if part.deadline.passed() or params["handoff_share"] == 0:
+            if part.deadline.passed() or share == 0:
                 job.say("info", f"{search.name}: skipped (the learned part's share of the time is spent)")
                 return result or SearchResult(Status.GAVE_UP)
             if result is not None:  # the learned fallback, until it stalls or its share is spent
@@ -217,6 +219,20 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
             job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
             break
     return result
+
+
+def _handoff_share(params: dict, model, say) -> float:
+    """The learned part's share of the time with the hand-off: the ``handoff_share`` the user gave, else
+    the model's (``gnnplan learn`` records one where its judge found the policy weak), else
+    :data:`HANDOFF_SHARE`; the model's is said in the log."""
+    if params["handoff_share"] is not None:
+        return params["handoff_share"]
+    recorded = getattr(model, "handoff_share", None)
+    if recorded is None:
+        return HANDOFF_SHARE
+    say("info", f"the learned part's share of the time {recorded:g}, as {model.path.name} records "
+                f"({model.handoff_share_why or 'gnnplan learn chose it'}; --handoff-share sets another)")
+    return recorded
 
 
 def _hand_off(job: Job, task):
