@@ -241,3 +241,20 @@ def test_action_elimination_shortens_the_plan_before_it_is_validated(tmp_path, m
     assert len(notes) == 1 and "2 of" in notes[0], [m.message for m in results[True].log_messages]
     assert not any(m.message.startswith("action elimination") for m in results[False].log_messages)
     assert len(results[True].plan.actions) == len(results[False].plan.actions) - 2
+
+
+def test_the_log_goes_to_the_output_stream_as_it_happens():
+    import io
+
+    from up_gnnplan.data import example
+    from up_gnnplan.problems import load_pddl
+
+    problem = load_pddl(example("blocksworld"), example("blocksworld", "p04.pddl"))
+    stream = io.StringIO()
+    with OneshotPlanner(name="gnnplan") as planner:
+        result = planner.solve(problem, timeout=60, output_stream=stream)
+    assert result.status == Status.SOLVED_SATISFICING
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == len(result.log_messages) and all(line.startswith("[") for line in lines)
+    assert [line.split("] ", 1)[1] for line in lines] == [f"{m.level.name.lower()}: {m.message}"
+                                                         for m in result.log_messages]
