@@ -343,6 +343,7 @@ def test_ff_grounded_beside_the_policy_reports_its_estimate_and_serves_the_fallb
     monkeypatch.setattr(ff, "DIRECT_BUILD_ACTIONS", 0)  # tried in a child, however small
     monkeypatch.setattr(ff, "_BUILT", weakref.WeakKeyDictionary())
     monkeypatch.setattr(ff, "_TRIALS", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(ff, "free_core", lambda: True)  # whatever the load of the machine running the tests
     limits = Limits(30.0, 0)
     estimate, trial, note = ff.initial_estimate(task, limits, beside=True)
     assert estimate is None and trial is not None and note == ""
@@ -368,3 +369,20 @@ def test_a_trial_stopped_when_its_search_ends_leaves_no_process(tmp_path):
     assert trial.ended and trial.took is None and trial.failed_early()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left
+
+
+def test_ff_is_not_grounded_beside_the_policy_without_a_free_core(blocks_states, monkeypatch):
+    from up_gnnplan.search import ff
+
+    task = blocks_states[0]
+    monkeypatch.setattr(ff, "DIRECT_BUILD_ACTIONS", 0)
+    monkeypatch.setattr(ff, "_BUILT", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(ff, "_TRIALS", weakref.WeakKeyDictionary())
+    real = ff.free_core
+    monkeypatch.setattr(ff, "free_core", lambda: False)
+    estimate, trial, note = ff.initial_estimate(task, Limits(30.0, 0), beside=True)
+    assert trial is None and estimate == ff.FFHeuristic(task)(task.initial_state())  # tried first, then built
+    monkeypatch.setattr(ff.os, "sched_getaffinity", lambda pid: {0, 1})
+    for load, free in [(0.9, True), (1.2, False), (3.5, False)]:
+        monkeypatch.setattr(ff.os, "getloadavg", lambda load=load: (load, load, load))
+        assert real() is free
