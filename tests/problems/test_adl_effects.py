@@ -81,3 +81,14 @@ def test_briefcase_is_learnt_end_to_end_and_solves_a_larger_problem(tmp_path):
     with OneshotPlanner(name="gnnplan", params={"model": str(output)}) as planner:
         result = planner.solve(problem, timeout=60)
     assert result.status is Status.SOLVED_SATISFICING, result.log_messages
+
+
+def test_predicates_changed_only_under_when_or_forall_are_not_static_for_the_size_estimate():
+    from up_gnnplan.problems.files import size_facts
+    from up_gnnplan.problems.size import estimate_ground_actions
+
+    files = Task.from_files(fixture("briefcase", "domain.pddl"), fixture("briefcase", "p06.pddl"))
+    facts = size_facts(files)
+    assert "at" not in facts.static and "in" not in facts.static and "is-at" not in facts.static
+    up = load_task(fixture("briefcase", "domain.pddl"), fixture("briefcase", "p06.pddl")).up_problem
+    assert estimate_ground_actions(files) == estimate_ground_actions(up)  # the two readers agree

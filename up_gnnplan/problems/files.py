@@ -221,6 +221,9 @@ def size_facts(task):
             if node.head in ("and", "not"):
                 for item in node[1:]:
                     effects(item)
+            elif node.head in ("when", "forall"):  # (when CONDITION EFFECT), (forall (VARIABLES) EFFECT)
+                for item in node[2:]:
+                    effects(item)
             elif node.head in syntax.predicates:
                 changed.add(node.head)
 
