@@ -24,8 +24,8 @@ class UnsupportedFeatureError(GnnplanError):
         listed = ", ".join(self.features)
         super().__init__(
             f"{where}: unsupported feature(s): {listed}. up-gnnplan supports STRIPS with typing, "
-            "negative preconditions, equality, existential preconditions and goals, disjunctive "
-            "preconditions, conditional and universally quantified effects, and non-negative action costs."
+            "negative preconditions, equality, existential preconditions and goals, conditional and "
+            "universally quantified effects, and non-negative action costs."
         )
 
 

@@ -1,7 +1,6 @@
-"""Conditional and universally quantified effects (``when``, ``forall`` in effects) and disjunctive
-preconditions (``or``, ``imply``) are in the fragment: both readers load them, pymimir applies them as
-UP's semantics say, and a domain of them is learnt and solved end to end, every plan validated (on
-UP's simulator for a UP problem, on pymimir for files). Disjunctive goals stay outside."""
+"""Conditional and universally quantified effects (``when``, ``forall`` in effects) are in the fragment:
+both readers load them, pymimir applies them as UP's semantics say, and a domain of them is learnt and
+solved end to end, every plan validated (on UP's simulator for a UP problem, on pymimir for files)."""
 
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ def _fluents(state) -> set[str]:
 @pytest.mark.parametrize("domain, action, after", [
     ("when-domain.pddl", "(flip l1)", {"(on l1)"}),  # (when (not (on ?l)) (on ?l)) from a state where l1 is off
     ("forall-domain.pddl", "(all-on )", {"(on l1)", "(on l2)"}),  # (forall (?l - lamp) (on ?l))
-    ("or-domain.pddl", "(flip l1)", {"(on l1)"}),  # (or (wired ?l) (on ?l)): l1 is wired
 ])
 def test_both_readers_load_and_apply_the_effects(domain, action, after):
     for task in (Task.from_files(fixture("lights", domain), LIGHTS), load_task(fixture("lights", domain), LIGHTS)):
@@ -94,38 +92,3 @@ def test_predicates_changed_only_under_when_or_forall_are_not_static_for_the_siz
     assert "at" not in facts.static and "in" not in facts.static and "is-at" not in facts.static
     up = load_task(fixture("briefcase", "domain.pddl"), fixture("briefcase", "p06.pddl")).up_problem
     assert estimate_ground_actions(files) == estimate_ground_actions(up)  # the two readers agree
-
-
-def test_a_disjunctive_precondition_admits_an_action_by_either_disjunct(tmp_path):
-    from unified_planning.engines import PlanGenerationResultStatus as Status
-
-    from up_gnnplan.errors import UnsupportedFeatureError
-    from up_gnnplan.plugins.engine import GnnplanEngine
-
-    domain = fixture("lights", "or-domain.pddl")
-    problem = tmp_path / "p.pddl"
-    problem.write_text("(define (problem p) (:domain lights) (:objects a b c - lamp) (:init (wired a) (on b))\n"
-                       "  (:goal (and (on a) (on b))))\n")
-    for task in (Task.from_files(domain, problem), load_task(domain, problem)):
-        applicable = sorted({str(a) for a in task.initial_state().generate_applicable_actions()})
-        assert applicable == ["(flip a)", "(flip b)"]  # a by (wired a), b by (on b), c by neither
-    result = GnnplanEngine(mode="gbfs", model=str(_untrained(load_task(domain, problem).up_problem, tmp_path))) \
-        .solve(load_task(domain, problem).up_problem, timeout=60)
-    assert result.status is Status.SOLVED_SATISFICING, result.log_messages
-    problem.write_text("(define (problem p) (:domain lights) (:objects a b - lamp) (:init (wired a))\n"
-                       "  (:goal (or (on a) (on b))))\n")
-    for read in (Task.from_files, load_task):
-        with pytest.raises(UnsupportedFeatureError, match=r"disjunctive conditions \(or / imply\)"):
-            read(domain, problem)
-
-
-def _untrained(problem, folder):
-    pytest.importorskip("torch")
-    from up_gnnplan.exporters import export_onnx
-    from up_gnnplan.training import TrainConfig
-    from up_gnnplan.training.checkpoint import build
-
-    config = TrainConfig(architecture="rgnn", hidden=8, layers=2)
-    encoding, model = build(config, Task(problem).signature)
-    return export_onnx(model, encoding, folder / "lights.onnx", domain=problem.name, train_config=config.to_dict(),
-                       training_record={})

@@ -204,6 +204,8 @@ def test_prechecks_run_first(tmp_path):
 
 
 @pytest.mark.parametrize("edit, feature", [
+    (("(free ?t) (exists", "(or (free ?t) (vehicle ?t)) (exists"),
+     "disjunctive conditions (or / imply)"),
     (("(and (loaded ?c ?t) (at ?t ?p))", "(and (loaded ?c ?t) (at ?t ?p) (forall (?d - crate) (at ?d ?p)))"),
      "universally quantified conditions (forall)"),
     (("(increase (total-cost) (dist ?a ?b))", "(increase (total-cost) (dist ?a ?b)) (decrease (dist ?a ?b) 1)"),
@@ -241,6 +243,7 @@ def test_negative_static_cost_value_is_refused(tmp_path):
 
 @pytest.mark.parametrize("domain, problem, feature", [
     ("numeric-domain.pddl", "numeric-p01.pddl", "numeric effects (decrease)"),
+    ("or-domain.pddl", "lights-p01.pddl", "disjunctive conditions (or / imply)"),
     ("forall-pre-domain.pddl", "lights-p01.pddl", "universally quantified conditions (forall)"),
     ("durative-domain.pddl", "durative-p01.pddl", "durative actions (:durative-actions)"),
 ])

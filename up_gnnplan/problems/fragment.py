@@ -1,9 +1,7 @@
 """Check that a UP problem lies inside the PDDL fragment up-gnnplan supports.
 
 Supported: STRIPS with (hierarchical) typing, negative preconditions and goals, equality,
-existential preconditions and goals, disjunctive preconditions (``or``, ``imply``: pymimir splits
-such an action into one schema per disjunct, under the same name), conditional and universally
-quantified effects (``when``,
+existential preconditions and goals, conditional and universally quantified effects (``when``,
 ``forall`` in effects: pymimir, the labeller's A* and Fast Downward's LAMA handle them; Fast
 Downward's LM-cut does not, so labels come from pymimir's A* there), and non-negative action costs
 given by constants or by static numeric fluents (``(increase (total-cost) (road-length ?a ?b))``).
@@ -24,7 +22,6 @@ _ALLOWED = {
     "EXISTENTIAL_CONDITIONS",
     "CONDITIONAL_EFFECTS",
     "FORALL_EFFECTS",
-    "DISJUNCTIVE_CONDITIONS",  # in preconditions; a disjunctive goal is refused (_disjunctive_goal)
     "ACTIONS_COST",
     "PLAN_LENGTH",
     "STATIC_FLUENTS_IN_ACTIONS_COST",
@@ -157,8 +154,6 @@ def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
         misused = sorted(n for n in numeric if n not in cost_fluents or n in modified)
         if misused:
             unsupported.append("numeric fluents (:numeric-fluents): " + ", ".join(misused))
-    if "DISJUNCTIVE_CONDITIONS" in features and _disjunctive_goal(problem):
-        unsupported.append(_PDDL_NAMES["DISJUNCTIVE_CONDITIONS"] + " in the goal")
     if unsupported:
         raise UnsupportedFeatureError(unsupported, where)
     negative = _negative_costs(problem)
@@ -166,20 +161,6 @@ def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
         raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], where)
     if not problem.goals:
         raise ProblemLoadError(f"{where}: the goal is empty, so there is nothing to plan or learn")
-
-
-def _disjunctive_goal(problem) -> bool:
-    """Whether a goal of the UP ``problem`` has a disjunction (``or``, ``imply``, or a negated conjunction)."""
-    from unified_planning.model import OperatorKind
-
-    stack = list(problem.goals)
-    while stack:
-        node = stack.pop()
-        if node.node_type in (OperatorKind.OR, OperatorKind.IMPLIES) or (
-                node.node_type == OperatorKind.NOT and node.arg(0).node_type == OperatorKind.AND):
-            return True
-        stack.extend(node.args)
-    return False
 
 
 def check_supported_text(domain, problem, where: tuple):

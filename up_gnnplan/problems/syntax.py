@@ -315,9 +315,8 @@ def _condition(node, found: Fragment) -> None:
     elif head == "exists":
         for item in node[2:]:
             _condition(item, found)
-    elif head in ("or", "imply"):  # in a precondition: pymimir splits the action, one schema a disjunct
-        for item in node[1:]:
-            _condition(item, found)
+    elif head in ("or", "imply"):
+        found.features.setdefault(_DISJUNCTIVE, node.line)
     elif head == "forall":
         found.features.setdefault("universally quantified conditions (forall)", node.line)
     elif head in _COMPARISONS or (head == "=" and any(isinstance(a, Node) for a in node[1:])):
