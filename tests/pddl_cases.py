@@ -177,3 +177,17 @@ def expansion_by_key(task, labelled) -> dict[frozenset, int]:
         assert k not in out, f"state {sorted(k)} listed twice"
         out[k] = i
     return out
+
+
+def untrained_model(problem, path, training_record: dict | None = None, architecture: str = "rgnn"):
+    """Export an untrained (random-weight) model for the UP ``problem``'s domain to ``path`` (needs torch):
+    GBFS on it stays complete. ``training_record``: what its metadata records of its training."""
+    from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.problems import Task
+    from up_gnnplan.training import TrainConfig
+    from up_gnnplan.training.checkpoint import build
+
+    config = TrainConfig(architecture=architecture, hidden=8, layers=2)
+    encoding, model = build(config, Task(problem).signature)
+    return export_onnx(model, encoding, path, domain=problem.name, train_config=config.to_dict(),
+                       training_record=training_record or {})

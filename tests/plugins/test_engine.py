@@ -9,13 +9,10 @@ from unified_planning.io import PDDLReader
 from unified_planning.shortcuts import OneshotPlanner
 from unified_planning.test.examples import get_example_problems
 
+import pddl_cases
 import up_gnnplan  # noqa: F401  (registers the engine)
 from up_gnnplan.data import example
-from up_gnnplan.exporters import export_onnx
 from up_gnnplan.plugins.engine import GnnplanEngine
-from up_gnnplan.problems import Task
-from up_gnnplan.training import TrainConfig
-from up_gnnplan.training.checkpoint import build
 
 EXAMPLES = get_example_problems()
 SUPPORTED = sorted(name for name, ex in EXAMPLES.items() if GnnplanEngine.supports(ex.problem.kind))
@@ -24,9 +21,7 @@ UNSUPPORTED = sorted(set(EXAMPLES) - set(SUPPORTED))
 
 def untrained_model(problem, path, architecture="rgnn"):
     """Export an untrained (random-weight) model for ``problem``'s domain: GBFS stays complete."""
-    config = TrainConfig(architecture=architecture, hidden=8, layers=2)
-    encoding, model = build(config, Task(problem).signature)
-    return export_onnx(model, encoding, path, domain=problem.name, train_config=config.to_dict(), training_record={})
+    return pddl_cases.untrained_model(problem, path, architecture=architecture)
 
 
 @pytest.fixture(autouse=True)

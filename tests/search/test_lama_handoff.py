@@ -150,14 +150,9 @@ def test_mode_grounds_lama_first_gets_only_the_memory_left_under_the_limit(block
 
 
 def _weak_model(problem, path, record: dict):
-    from up_gnnplan.exporters import export_onnx
-    from up_gnnplan.problems import Task
-    from up_gnnplan.training import TrainConfig
-    from up_gnnplan.training.checkpoint import build
+    from pddl_cases import untrained_model
 
-    config = TrainConfig(architecture="rgnn", hidden=8, layers=2)
-    encoding, model = build(config, Task(problem).signature)
-    return export_onnx(model, encoding, path, domain=problem.name, train_config=config.to_dict(), training_record=record)
+    return untrained_model(problem, path, record)
 
 
 @needs_fd
