@@ -133,8 +133,11 @@ def initial_estimate(task, limits, generate=None, beside: bool = False) -> tuple
     verdict = _fits(task, limits, generate) if beside and task not in _BUILT else None
     if verdict is not None and not verdict.why and verdict.trial_seconds is not None and free_core():
         seconds = BESIDE_SHARE / BUILD_SHARE * verdict.trial_seconds  # that share of the time left
-        _TRIALS[task] = Trial(task, seconds, verdict.trial_memory_mb)
-        return None, _TRIALS[task], ""
+        try:
+            _TRIALS[task] = Trial(task, seconds, verdict.trial_memory_mb)
+            return None, _TRIALS[task], ""
+        except OSError:  # no process to be had (fork refused): FF is tried first, as without a free core
+            pass
     heuristic, note = FFHeuristic.for_search(task, limits, generate)
     if heuristic is None:
         return None, None, note
