@@ -229,7 +229,12 @@ class Trial:
         self.why, self.ended, self._peak = "", False, 0.0
         self._read, write = os.pipe()
         self.start = time.perf_counter()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(self._read)
+            os.close(write)
+            raise
         if self.pid == 0:  # the child
             try:
                 import resource
