@@ -59,6 +59,8 @@ PROBLEMS = {
     "oneway-deadends": (fixture("oneway", "domain.pddl"), fixture("oneway", "deadends.pddl")),
     "oneway-unsolvable": (fixture("oneway", "domain.pddl"), fixture("oneway", "unsolvable.pddl")),
     "typed": (fixture("typed", "domain.pddl"), fixture("typed", "p01.pddl")),
+    "briefcase-p03": (fixture("briefcase", "domain.pddl"), fixture("briefcase", "p03.pddl")),
+    "briefcase-p04": (fixture("briefcase", "domain.pddl"), fixture("briefcase", "p04.pddl")),
 }
 
 

@@ -10,8 +10,9 @@ import pytest
 from up_gnnplan.datasets.expansion import expand
 
 # The bundled instances the brief names, plus fixtures with existential preconditions and
-# goals, renamed objects, action costs (constant, zero and static-fluent) and dead ends: UP's
-# simulator and pymimir must agree on every one.
+# goals, renamed objects, action costs (constant, zero and static-fluent), dead ends and
+# conditional effects under a forall (Briefcaseworld): UP's simulator and pymimir must agree on
+# every one.
 INDEPENDENT = [
     "bw-p03",
     "bw-p04",
@@ -24,6 +25,8 @@ INDEPENDENT = [
     "costs-zero",
     "roads",
     "oneway-deadends",
+    "briefcase-p03",
+    "briefcase-p04",
 ]
 
 

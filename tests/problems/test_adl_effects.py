@@ -49,6 +49,30 @@ def test_the_engine_declares_the_effects_it_supports():
         assert planner.supports(problem.kind)
 
 
+def test_mode_auto_solves_briefcase_from_files_and_through_up_with_plans_shortened_and_validated(tmp_path):
+    """An untrained model (the FF half of the fallback finds the plan): the conditional effects go through
+    the search, action elimination and both validations (pymimir for files, UP's simulator for UP)."""
+    pytest.importorskip("torch")
+    from click.testing import CliRunner
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+    from unified_planning.shortcuts import OneshotPlanner
+
+    from pddl_cases import untrained_model
+    from up_gnnplan.cli import main
+
+    domain, large = fixture("briefcase", "domain.pddl"), fixture("briefcase", "large.pddl")
+    problem = load_task(domain, large).up_problem
+    model = untrained_model(problem, tmp_path / "briefcase.onnx")
+    solved = CliRunner().invoke(main, ["solve", "-v", str(domain), str(large), "--model", str(model),
+                                       "--fallback", "model+ff", "--timeout", "60"])
+    assert solved.exit_code == 0, solved.output
+    assert "plan validated" in solved.stderr and "info: action elimination: " in solved.stderr
+    with OneshotPlanner(name="gnnplan", params={"model": str(model), "fallback": "model+ff"}) as planner:
+        result = planner.solve(problem, timeout=60)
+    assert result.status is Status.SOLVED_SATISFICING, result.log_messages
+
+
+@pytest.mark.slow
 def test_briefcase_is_learnt_end_to_end_and_solves_a_larger_problem(tmp_path):
     """``gnnplan learn`` on six tiny Briefcaseworld problems (LM-cut does not take conditional effects,
     so the states are expanded whole), then mode auto on 10 locations and 8 portables, from files and
