@@ -299,7 +299,7 @@ CASES = [
     ("model-of-another-domain", lambda t: cli("solve", example("gripper"), example("gripper", "p01.pddl"),
                                               "--model", "blocks"), ["blocks.onnx", "predicates differ", "only in"]),
     ("no-shipped-model", lambda t: cli("solve", *[fixture("roads", f) for f in ("domain.pddl", "p01.pddl")]),
-     ["no shipped model", "--model PATH", "gnnplan train"]),
+     ["no shipped model", "--model MODEL.onnx", "gnnplan learn"]),
     ("no-shipped-model-types", lambda t: cli("solve", TYPED_BLOCKS, fixture("blocksworld", "two-blocks.pddl")),
      ["no shipped model", "type:block/1", "only in the problem: type:block/1", "--model PATH"]),
     ("checkpoint-without-config", lambda t: cli("export", checkpoint_without(t, "config"), "-o", t / "m.onnx"),

@@ -61,7 +61,7 @@ def test_domain_without_model_tells_user_to_train_one():
         result = planner.solve(problem)
     assert result.status == Status.UNSUPPORTED_PROBLEM
     message = " ".join(m.message for m in result.log_messages)
-    assert "no shipped model" in message and "gnnplan train" in message
+    assert "no shipped model" in message and "gnnplan learn DOMAIN PROBLEMS" in message and "--model" in message
 
 
 @pytest.mark.filterwarnings("ignore:We cannot establish")

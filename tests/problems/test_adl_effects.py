@@ -116,3 +116,30 @@ def test_predicates_changed_only_under_when_or_forall_are_not_static_for_the_siz
     assert "at" not in facts.static and "in" not in facts.static and "is-at" not in facts.static
     up = load_task(fixture("briefcase", "domain.pddl"), fixture("briefcase", "p06.pddl")).up_problem
     assert estimate_ground_actions(files) == estimate_ground_actions(up)  # the two readers agree
+
+
+def test_a_shipped_model_with_the_predicates_but_not_the_actions_says_how_to_get_one(tmp_path):
+    """Miconic's predicates with one ADL ``stop`` action (everyone boards or leaves at once): the shipped
+    Miconic action model cannot score ``stop``, and the error says to learn a model."""
+    import random
+
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+
+    from up_gnnplan.datasets.generators.miconic import DOMAIN_PDDL, generate_problem
+    from up_gnnplan.plugins.engine import GnnplanEngine
+
+    start, end = DOMAIN_PDDL.index("  (:action board"), DOMAIN_PDDL.index("  (:action up")
+    stop = """  (:action stop
+    :parameters (?f - floor)
+    :precondition (lift-at ?f)
+    :effect (and (forall (?p - passenger) (when (and (boarded ?p) (destin ?p ?f)) (and (not (boarded ?p)) (served ?p))))
+                 (forall (?p - passenger) (when (origin ?p ?f) (and (boarded ?p) (not (origin ?p ?f)))))))
+"""
+    domain, problem = tmp_path / "domain.pddl", tmp_path / "p.pddl"
+    domain.write_text(DOMAIN_PDDL[:start].replace(":typing", ":typing :conditional-effects") + stop + DOMAIN_PDDL[end:])
+    problem.write_text(generate_problem(random.Random(0), passengers=3, floors=4))
+    result = GnnplanEngine().solve_task(Task.from_files(domain, problem), timeout=30)
+    assert result.status is Status.UNSUPPORTED_PROBLEM
+    message = result.log_messages[-1].message
+    assert "only in the second: stop/1" in message and "has this domain's predicates but not its actions" in message
+    assert "gnnplan learn DOMAIN PROBLEMS" in message

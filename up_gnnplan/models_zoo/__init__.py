@@ -58,6 +58,12 @@ def find_model(signature: PredicateSignature, need: str | None = None) -> Path |
     return zoo_dir() / best["file"]
 
 
+# How to get a model for a domain the shipped ones do not cover.
+LEARN_HINT = ("Learn one from small problems of the domain with `gnnplan learn DOMAIN PROBLEMS... -o MODEL.onnx` "
+              "(pip install 'up-gnnplan[train,export]'), then pass it with --model MODEL.onnx (command line) or "
+              "params={'model': 'MODEL.onnx'} (UP)")
+
+
 def no_model_message(signature: PredicateSignature) -> str:
     """Say that no shipped model fits ``signature``, how the closest one differs, and how to get one."""
     listed = ", ".join(f"{n}/{a}" for n, a in signature.predicates)
@@ -76,8 +82,7 @@ def no_model_message(signature: PredicateSignature) -> str:
         message += (f"; the closest shipped model, '{closest['name']}' (domain {closest['domain']}), differs: "
                     + signature.describe_difference(model).replace("the first", "the problem").replace(
                         "the second", "the model"))
-    return (message + ". Train one with `gnnplan dataset`, `gnnplan train` and `gnnplan export`, then pass it "
-            "with --model PATH (command line) or params={'model': PATH} (UP)")
+    return f"{message}. {LEARN_HINT}"
 
 
 def resolve(name_or_path: str) -> Path:

@@ -271,7 +271,7 @@ def _handoff(mode: Mode, params: dict, say) -> bool:
 def load_model(task, params: dict, head: str, limits):
     """Return the ONNX model for ``task``: the ``model`` param, or the shipped one with ``head``."""
     from up_gnnplan.grounding.encoding import is_grounding_signature
-    from up_gnnplan.models_zoo import find_model, no_model_message, resolve
+    from up_gnnplan.models_zoo import LEARN_HINT, find_model, no_model_message, resolve
     from up_gnnplan.runtime import ModelError, load_value_function
 
     path = resolve(params["model"]) if params["model"] else find_model(task.signature, None if head == EITHER else head)
@@ -282,7 +282,13 @@ def load_model(task, params: dict, head: str, limits):
     if is_grounding_signature(model.signature):
         raise ModelError(f"{path}: a goal-grounding model (it values bindings of existential goals, not states); "
                          f"use it with mode 'ground' and grounding_model={str(path)!r} (--grounding-model)")
-    model.check_signature(task.signature, task.source.describe(), task.action_signature)
+    try:
+        model.check_signature(task.signature, task.source.describe(), task.action_signature)
+    except ModelError as error:
+        if params["model"]:
+            raise
+        raise ModelError(f"{error}: the shipped model has this domain's predicates but not its actions. "
+                         f"{LEARN_HINT}") from None
     return model
 
 
