@@ -301,7 +301,7 @@ CASES = [
     ("no-shipped-model", lambda t: cli("solve", *[fixture("roads", f) for f in ("domain.pddl", "p01.pddl")]),
      ["no shipped model", "--model MODEL.onnx", "gnnplan learn"]),
     ("no-shipped-model-types", lambda t: cli("solve", TYPED_BLOCKS, fixture("blocksworld", "two-blocks.pddl")),
-     ["no shipped model", "type:block/1", "only in the problem: type:block/1", "--model PATH"]),
+     ["no shipped model", "type:block/1", "only in the problem: type:block/1", "--model MODEL.onnx"]),
     ("checkpoint-without-config", lambda t: cli("export", checkpoint_without(t, "config"), "-o", t / "m.onnx"),
      ["cut.pt", "lacks config"]),
     ("checkpoint-garbage", lambda t: cli("export", write(t / "x.pt", "garbage"), "-o", t / "m.onnx"),
