@@ -15,7 +15,7 @@ from up_gnnplan.limits import Limits
 from up_gnnplan.plugins.engine import GnnplanEngine
 from up_gnnplan.problems import Task
 from up_gnnplan.search import course as course_module
-from up_gnnplan.search.course import HOPELESS_FACTOR, HOPELESS_STEPS, MIN_STEPS, SAFETY, Course, step_limit
+from up_gnnplan.search.course import HOPELESS_FACTOR, HOPELESS_STEPS, HOPELESS_SURE_STEPS, MIN_STEPS, SAFETY, Course, step_limit
 
 needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
                               reason="the hand-off runs LAMA-first: needs up-fast-downward")
@@ -380,3 +380,15 @@ def test_no_time_extension_for_a_walk_that_would_meet_the_ff_relative_limit_firs
         before = part.deadline.end
         walk(Course(task, part, whole, estimate=estimate, factor=4), lefts, 0.1)
         assert (part.deadline.end > before) is extended
+
+
+def test_from_enough_steps_on_a_walk_that_needs_more_than_all_the_time_left_is_hopeless(task):
+    """At 1 s a step, 15 more steps take 15 s: within twice the 10 s left early on, but more than
+    the 10 s themselves once the pace is measured over HOPELESS_SURE_STEPS steps."""
+    state = task.initial_state()
+    early = Course(task, Limits(10).share(0.5), Limits(10), estimate=HOPELESS_STEPS + 15)
+    assert not hopeless_after(early, state, 1.0)
+    whole = Limits(10)
+    late = Course(task, whole.share(0.5), whole, estimate=HOPELESS_SURE_STEPS + 15)
+    assert hopeless_after(late, state, 1.0, step=HOPELESS_SURE_STEPS)
+    assert "15 more steps" in late.verdict and "would take 15 s, more than the" in late.verdict

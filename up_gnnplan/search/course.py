@@ -27,7 +27,7 @@ pace of the recent steps reaches the goal within the time the whole solve has le
 - a walk too slow to reach the goal at all hands over at once (:meth:`Course.hopeless`): the steps
   it still needs (FF's estimate of the initial state's plan less the steps walked, else the goal
   literals left), at its pace since its first step, would take over :data:`HOPELESS_FACTOR` times
-  the time the whole solve has left. Rovers of the medium tier takes 1-2 s a step for plans of
+  the time the whole solve has left, or, from step :data:`HOPELESS_SURE_STEPS` on, over that time itself. Rovers of the medium tier takes 1-2 s a step for plans of
   about 400 steps: without the test it spent the learned part's share walking, and LAMA-first
   then had too little of the minute left.
 
@@ -53,6 +53,11 @@ AHEAD_STEPS = 2
 # session's warm-up, is not timed).
 HOPELESS_FACTOR = 2.0
 HOPELESS_STEPS = 3
+# From this step on the pace is measured over enough steps to hold the walk to the time left itself
+# (factor 1): a walk that needs more than all of it cannot finish, whatever extension it is granted.
+# Miconic of 150 passengers: 0.15 s a step for FF's 392 steps, 58 s, when 51 s were left; the walk
+# spent its share, and LAMA-first then solved the task in 4-6 s (alone in 5.3 s).
+HOPELESS_SURE_STEPS = 20
 
 
 class Course:
@@ -123,7 +128,8 @@ class Course:
         """Return whether the walk, after ``step`` steps in ``state``, cannot reach the goal in time:
         the steps it still needs (``estimate``, FF's estimate of the initial state, less the steps
         walked; else the goal literals left) at its pace since its first step would take over
-        :data:`HOPELESS_FACTOR` times the time the whole solve has left. Says why in ``verdict``."""
+        :data:`HOPELESS_FACTOR` times the time the whole solve has left (from step
+        :data:`HOPELESS_SURE_STEPS` on: that time itself). Says why in ``verdict``."""
         now = time.perf_counter()
         if step == 1:
             self.began = now
@@ -137,11 +143,13 @@ class Course:
         else:
             return False
         pace = (now - self.began) / (step - 1)
-        if needed <= 0 or needed * pace <= HOPELESS_FACTOR * whole:
+        factor = HOPELESS_FACTOR if step < HOPELESS_SURE_STEPS else 1.0
+        if needed <= 0 or needed * pace <= factor * whole:
             return False
+        over = f"over {factor:g} x the" if factor != 1.0 else "more than the"
         self.verdict = (f"too slow to reach the goal in time after {step} steps: {needed:g} more steps ({basis}) "
-                        f"at {pace:.2f} s a step would take {needed * pace:.0f} s, over {HOPELESS_FACTOR:g} x the "
-                        f"{whole:.1f} s the solve has left")
+                        f"at {pace:.2f} s a step would take {needed * pace:.0f} s, {over} {whole:.1f} s the solve "
+                        "has left")
         return True
 
     def _left(self, i: int) -> float:
