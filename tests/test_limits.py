@@ -383,6 +383,6 @@ def test_ff_is_not_grounded_beside_the_policy_without_a_free_core(blocks_states,
     estimate, trial, note = ff.initial_estimate(task, Limits(30.0, 0), beside=True)
     assert trial is None and estimate == ff.FFHeuristic(task)(task.initial_state())  # tried first, then built
     monkeypatch.setattr(ff.os, "sched_getaffinity", lambda pid: {0, 1})
-    for load, free in [(0.9, True), (1.2, False), (3.5, False)]:
+    for load, free in [(0.9, True), (1.2, True), (1.4, False), (3.5, False)]:
         monkeypatch.setattr(ff.os, "getloadavg", lambda load=load: (load, load, load))
         assert real() is free

@@ -57,6 +57,9 @@ _TRIALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 # The share of the time left for a trial beside mode auto's policy: the policy walks meanwhile, so
 # only the build repeated for the fallback, if one runs, costs the solve's own time.
 BESIDE_SHARE = 0.4
+# The idle share of a core (cores less the load average, which counts this solve's own process) that
+# counts as a core free for the trial: a quiet 2-core machine running one solve shows a load near 1.
+FREE_CORE = 0.75
 
 
 class FFHeuristic:
@@ -158,7 +161,7 @@ def free_core() -> bool:
         load = os.getloadavg()[0]
     except OSError:
         return cores > 1
-    return cores - load >= 1.0
+    return cores - load >= FREE_CORE
 
 
 def astray_limit(most: int, factor: float, estimate: float) -> int:
