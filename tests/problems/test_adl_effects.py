@@ -50,8 +50,9 @@ def test_the_engine_declares_the_effects_it_supports():
 
 
 def test_mode_auto_solves_briefcase_from_files_and_through_up_with_plans_shortened_and_validated(tmp_path):
-    """An untrained model (the FF half of the fallback finds the plan): the conditional effects go through
-    the search, action elimination and both validations (pymimir for files, UP's simulator for UP)."""
+    """An untrained model on the largest training fixture (the FF half of the fallback finds the
+    plan): the conditional effects go through the search, action elimination and both validations
+    (pymimir for files, UP's simulator for UP)."""
     pytest.importorskip("torch")
     from click.testing import CliRunner
     from unified_planning.engines import PlanGenerationResultStatus as Status
@@ -60,7 +61,7 @@ def test_mode_auto_solves_briefcase_from_files_and_through_up_with_plans_shorten
     from pddl_cases import untrained_model
     from up_gnnplan.cli import main
 
-    domain, large = fixture("briefcase", "domain.pddl"), fixture("briefcase", "large.pddl")
+    domain, large = fixture("briefcase", "domain.pddl"), fixture("briefcase", "p06.pddl")
     problem = load_task(domain, large).up_problem
     model = untrained_model(problem, tmp_path / "briefcase.onnx")
     solved = CliRunner().invoke(main, ["solve", "-v", str(domain), str(large), "--model", str(model),
