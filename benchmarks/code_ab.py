@@ -3,8 +3,8 @@
 A change to the engine that has no param to turn it off is measured against the code before it:
 each arm is ``NAME=CHECKOUT`` (a git worktree or clone; ``.`` is this working tree), run as
 ``python -m up_gnnplan.cli compare --engine gnnplan ...`` in the checkout, with it first on
-``PYTHONPATH`` (for the task processes), into ``OUT/NAME/TIER-DOMAIN/``. ``--lama`` adds LAMA-first on the files (``compare
---engine fast-downward``) as an arm of its own. The arms of one task run together (``--jobs``, by
+``PYTHONPATH`` (for the task processes), into ``OUT/NAME/TIER-DOMAIN/``. ``--lama`` adds
+LAMA-first on the files (``compare --engine fast-downward``) as an arm of its own. The arms of one task run together (``--jobs``, by
 default one per arm), so that they see the same load, then the next task. Default mode, shipped
 models, 60 s and 4 GB a task, every plan validated. ``table`` prints per tier and domain each arm's
 coverage (by the model), the mean time on the tasks every arm solved, and each failure's cause
