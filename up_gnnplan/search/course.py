@@ -27,9 +27,10 @@ pace of the recent steps reaches the goal within the time the whole solve has le
 - a walk too slow to reach the goal at all hands over at once (:meth:`Course.hopeless`): the steps
   it still needs (FF's estimate of the initial state's plan less the steps walked, else the goal
   literals left), at its pace since its first step, would take over :data:`HOPELESS_FACTOR` times
-  the time the whole solve has left, or, from step :data:`HOPELESS_SURE_STEPS` on, over that time itself. Rovers of the medium tier takes 1-2 s a step for plans of
-  about 400 steps: without the test it spent the learned part's share walking, and LAMA-first
-  then had too little of the minute left.
+  the time the whole solve has left, or, from step :data:`HOPELESS_SURE_STEPS` on, over that time
+  itself. Rovers of the medium tier takes 1-2 s a step for plans of about 400 steps: without the
+  test it spent the learned part's share walking, and LAMA-first then had too little of the minute
+  left.
 
 Goals with quantified conjuncts (compiled into derived atoms) or numeric conditions have no literal
 count; there, without a value head, the share is never extended. The user's time limit is the solve's deadline, which
@@ -39,6 +40,7 @@ nothing here moves.
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 # Steps walked before the pace is trusted, and the share of the walk it is measured on (the later part).
@@ -115,10 +117,10 @@ class Course:
             why = trial.why or "FF finds the initial state a dead end"
             self.say("info", f"policy step limit {max_steps} from step {step} (no FF estimate: FF {why})")
             return max_steps
-        from up_gnnplan.search.ff import ASTRAY_FLOOR, astray_limit
+        from up_gnnplan.search.ff import ASTRAY_FLOOR
 
         self.estimate = trial.estimate
-        limit = astray_limit(max_steps, self.factor, trial.estimate) if self.factor else max_steps
+        limit = max_steps if self.cap is None else min(max_steps, self.cap)
         self.say("info", f"policy step limit {limit} from step {step} ({self.factor:g} x FF's estimate "
                          f"{trial.estimate:g} of the initial state + {ASTRAY_FLOOR}; FF grounded beside the policy "
                          f"in {trial.took:.1f} s)")
@@ -227,9 +229,9 @@ class Course:
         where FF's estimate is known and ``astray_factor`` is on: no extension lets a walk pass it."""
         if self.estimate is None or not self.factor:
             return None
-        from up_gnnplan.search.ff import ASTRAY_FLOOR
+        from up_gnnplan.search.ff import astray_limit
 
-        return ASTRAY_FLOOR + math.ceil(self.factor * self.estimate)
+        return astray_limit(sys.maxsize, self.factor, self.estimate)
 
     def _past_cap(self, step: int, forecast_steps: int) -> bool:
         """Whether the walk, at the forecast's pace (without its margin), would reach :attr:`cap` before the goal."""

@@ -13,7 +13,8 @@ read once from pymimir), a few microseconds per action where applying pymimir ac
 costs a quarter of a millisecond: quadratic in the plan's length, a 600-step plan is about a
 second. The fragment is STRIPS with negative preconditions, static atoms and conditional effects
 (each fires where its condition holds in the state the action is applied to); a plan with derived
-atoms (an existential goal compiled into axioms) is returned as it is. The work stops at ``deadline`` (a :func:`time.perf_counter` value) with the shortest plan
+atoms (an existential goal compiled into axioms) is returned as it is. The work stops at
+``deadline`` (a :func:`time.perf_counter` value) with the shortest plan
 found so far, and the result is replayed through pymimir, so a plan is only ever replaced by one
 that reaches the goal there too.
 """

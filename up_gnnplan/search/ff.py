@@ -17,8 +17,9 @@ heuristic is built only where it fits the solve's limits (:func:`build_within`):
 
 Mode auto's policy needs FF's estimate of the initial state only for its step limit, so there the
 trial runs beside the policy (:func:`initial_estimate`, with :data:`BESIDE_SHARE` of the time left)
-and reports the estimate while the policy walks, where another core is idle (:func:`free_core`): before, the
-walk waited for the trial and then for a second build here (12-25 s of a minute for 250 blocks).
+and reports the estimate while the policy walks, where another core is idle (:func:`free_core`):
+before, the walk waited for the trial and then for a second build here (12-25 s of a minute for
+250 blocks).
 The dual fallback, if it runs, waits for the same trial and builds FF here only then.
 
 The solve's limits are checked between values.
@@ -32,6 +33,7 @@ import select
 import signal
 import time
 import weakref
+from dataclasses import dataclass
 
 MAX_INITIAL_ACTIONS = 10_000
 # Memory of the built heuristic per estimated ground action: 0.3-4.8 KB measured on ten generated
@@ -130,8 +132,9 @@ def build_within(task, limits, generate=None) -> tuple[FFHeuristic | None, str]:
 def initial_estimate(task, limits, generate=None, beside: bool = False) -> tuple[float | None, "Trial | None", str]:
     """FF's estimate of ``task``'s initial state: (the estimate, None, "") where FF is built here at once
     (small tasks, no deadline); with ``beside``, where building it needs a :class:`Trial` and a core is
-    free for it (:func:`free_core`), (None, the trial, "") with the trial started, to report the estimate while the caller goes on (mode auto's
-    policy walks meanwhile); (None, None, why) where FF is left out or the initial state is a dead end.
+    free for it (:func:`free_core`), (None, the trial, "") with the trial started, to report the
+    estimate while the caller goes on (mode auto's policy walks meanwhile); (None, None, why) where FF
+    is left out or the initial state is a dead end.
     Without ``beside``, as :meth:`FFHeuristic.for_search` and then the value."""
     verdict = _fits(task, limits, generate) if beside and task not in _BUILT else None
     if verdict is not None and not verdict.why and verdict.trial_seconds is not None and free_core():
@@ -177,13 +180,15 @@ def stop_trial(task) -> None:
         trial.stop()
 
 
+@dataclass
 class _Fit:
     """How FF of a task fits a solve's limits: ``why`` it is left out, or built directly
     (``trial_seconds`` None), or tried in a child first within ``trial_seconds`` and ``trial_memory_mb``."""
 
-    def __init__(self, why: str = "", actions: int = 0, trial_seconds: float | None = None,
-                 trial_memory_mb: float | None = None):
-        self.why, self.actions, self.trial_seconds, self.trial_memory_mb = why, actions, trial_seconds, trial_memory_mb
+    why: str = ""
+    actions: int = 0
+    trial_seconds: float | None = None
+    trial_memory_mb: float | None = None
 
 
 def _fits(task, limits, generate=None) -> _Fit:
