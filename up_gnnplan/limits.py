@@ -9,7 +9,8 @@ given by the user holds to within the longest such unit. Reaching a limit raises
 Memory is the process's resident set size (RSS), read from ``/proc/self/statm`` where it
 exists and otherwise from the peak ``ru_maxrss`` (an over-estimate, so still safe). The
 default limit is derived from the machine: half of its physical memory, and no more than
-the memory available when the solve starts plus what the process already holds.
+the memory available when the solve starts plus what the process already holds, nor than an
+address-space limit the process runs under (``ulimit -v``) allows it to hold.
 """
 
 from __future__ import annotations
@@ -61,19 +62,30 @@ def resident_mb() -> float:
 
 
 def default_memory_mb() -> int:
-    """Return the default memory limit: half the machine's RAM, within what is available now."""
+    """Return the default memory limit: half the machine's RAM, within what is available now and
+    within the process's address-space limit, if it has one."""
     info = _meminfo()
     total = info.get("MemTotal")
     if total is None:
         try:
             total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         except (ValueError, OSError):
-            return 4096
+            total = 8192 * MB
     limit = total / 2 / MB
     available = info.get("MemAvailable")
     if available is not None:
         limit = min(limit, 0.9 * available / MB + resident_mb())
+    space = address_space_mb()
+    if space is not None:  # below it, a limit check ends the solve before an allocation fails
+        return max(128, min(int(limit), resident_under(space)))
     return max(MIN_DEFAULT_MB, int(limit))
+
+
+def address_space_mb() -> int | None:
+    """Return the address-space limit (``RLIMIT_AS``, ``ulimit -v``) this process runs under, in MB
+    (the lower of the soft and hard limits), or None where there is none."""
+    limits = [value for value in resource.getrlimit(resource.RLIMIT_AS) if value != resource.RLIM_INFINITY]
+    return min(limits) // MB if limits else None
 
 
 # A process's address space exceeds its resident memory by about 200 MB (libraries mapped but not

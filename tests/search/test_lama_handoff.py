@@ -170,3 +170,33 @@ def test_the_learned_part_takes_the_share_its_model_records_unless_the_user_give
     plain = _weak_model(blocks, tmp_path / "plain.onnx", {})
     assert not any(m.startswith("the learned part's share")
                    for m in messages(GnnplanEngine(model=str(plain)).solve(blocks, timeout=60)))
+
+
+@needs_fd
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="address-space limits as on Linux")
+def test_lama_first_runs_under_an_outer_address_space_limit(tmp_path):
+    """Under ``ulimit -v`` lower than the default memory limit (half the RAM), the solve's default
+    limit stays below it and so does LAMA-first's: its driver refused to start a translator with a
+    limit above the process's own (exit code 36, an internal error) before."""
+    import resource
+    import subprocess
+
+    from up_gnnplan.limits import MB, resident_under
+
+    space_mb = 3000
+    code = ("import sys; from up_gnnplan.limits import Limits, default_memory_mb;"
+            "from up_gnnplan.problems import Task; from up_gnnplan.search.lama import lama_first;"
+            f"task = Task.from_files({str(example('blocksworld', 'domain.pddl'))!r}, "
+            f"{str(example('blocksworld', 'p04.pddl'))!r});"
+            "print(default_memory_mb()); found = lama_first(task, Limits(60));"
+            "print(found.status.name, len(found.actions), found.message)")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (space_mb * MB, space_mb * MB))
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          preexec_fn=limit, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    default, outcome = done.stdout.splitlines()[-2:]
+    assert int(default) <= resident_under(space_mb)
+    assert outcome.startswith("SOLVED ") and int(outcome.split()[1]) > 0, outcome

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError, InternalError
-from up_gnnplan.limits import LimitReached, Limits, MemoryLimitReached, TimeLimitReached
+from up_gnnplan.limits import LimitReached, Limits, MemoryLimitReached, TimeLimitReached, address_space_mb
 from up_gnnplan.search.common import SearchResult, Status, stopped
 
 NO_FAST_DOWNWARD = ("fallback 'model+lama' hands the time left to LAMA-first (Fast Downward through up-fast-downward), "
@@ -148,11 +148,14 @@ def _command(task, limits: Limits, alias: str, name: str, missing: str):
     """Return Fast Downward's command line on ``task``'s PDDL and the temporary folder it works in."""
     remaining = limits.deadline.remaining()
     command = [sys.executable, str(driver(missing))]
-    if limits.memory_mb:
-        left = limits.headroom_mb() - DRIVER_MB
+    space = address_space_mb()
+    if limits.memory_mb or space is not None:
+        # Its translator and search get an address-space limit each, which may not exceed this
+        # process's own (an outer ``ulimit -v``): the driver would refuse to start them.
+        left = min(x for x in (limits.headroom_mb(), space) if x is not None) - DRIVER_MB
         if left < MIN_MB:
-            raise MemoryLimitReached(f"memory limit of {limits.memory_mb} MB reached before {name}: "
-                                     f"{max(0.0, left):.0f} MB would be left for it")
+            limit = f"memory limit of {limits.memory_mb} MB" if limits.memory_mb else f"address-space limit of {space} MB"
+            raise MemoryLimitReached(f"{limit} reached before {name}: {max(0.0, left):.0f} MB would be left for it")
         command += ["--overall-memory-limit", f"{int(left)}M"]
     if remaining is not None:  # Fast Downward's own limit too, so that it ends on its own and says why
         seconds = remaining - reserve(remaining)
