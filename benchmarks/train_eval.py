@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     curve = []
     t0 = time.perf_counter()
 
-    def on_epoch(epoch, loss, val, best):
+    def on_epoch(epoch, loss, val, best, judge=None):
         curve.append((time.perf_counter() - t0, epoch, loss, val))
         print(f"  epoch {epoch:3d}  {curve[-1][0]:6.0f} s  loss {loss:.3f}  val MAE {val:.3f}", flush=True)
 

@@ -9,6 +9,7 @@ problem of 10 balls with the result through the engine (which validates every pl
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -56,6 +57,9 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert output.is_file()
     assert seconds <= SECONDS * 1.05 + 1.0, f"the budget did not hold: {seconds:.1f} s"
     assert "judge:" in result.output and "phases:" in result.output
+    # Each epoch's line says what the judge made of it and which epoch is chosen so far.
+    assert re.search(r"epoch 1: loss [\d.]+, action error [\d.]+, judge \d/\d \(\d+ steps\); chosen so far: epoch 1 ",
+                     result.output), result.output
     assert not list(tmp_path.glob(".*.partial"))
 
     meta = _metadata(output)

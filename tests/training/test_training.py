@@ -73,7 +73,7 @@ def test_overfit_blocksworld_p03():
 
 def run(data, config):
     losses = []
-    model, _, record = train(data, config, on_epoch=lambda epoch, loss, val, best: losses.append(loss))
+    model, _, record = train(data, config, on_epoch=lambda epoch, loss, val, best, **_: losses.append(loss))
     return losses, model.state_dict(), record
 
 
@@ -180,7 +180,7 @@ def test_dead_ends_excluded_and_counted():
         assert len(train_idx) + len(val_idx) == len(data) - 2
     losses = []
     config = tiny(batch_size=4, max_epochs=3, validation_fraction=0.3)
-    _, _, record = train(data, config, on_epoch=lambda e, loss, val, best: losses.append((loss, val)))
+    _, _, record = train(data, config, on_epoch=lambda e, loss, val, best, **_: losses.append((loss, val)))
     assert record["dead_ends_excluded"] == 2
     assert record["train_states"] + record["validation_states"] == len(data) - 2
     assert np.isfinite(losses).all()
@@ -193,7 +193,7 @@ def test_dead_ends_excluded_and_counted():
 def test_record():
     data = blocksworld("p02.pddl", "p03.pddl", "p04.pddl")
     epochs = []
-    _, _, record = train(data, tiny(max_epochs=3, batch_size=32), on_epoch=lambda e, *rest: epochs.append((e, *rest)))
+    _, _, record = train(data, tiny(max_epochs=3, batch_size=32), on_epoch=lambda e, *rest, **_: epochs.append((e, *rest)))
     assert isinstance(record["seconds"], float) and record["seconds"] >= 0
     assert record["epochs"] == 3 == len(epochs)
     assert 1 <= record["best_epoch"] <= 3

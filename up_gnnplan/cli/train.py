@@ -190,8 +190,9 @@ def train(datasets, output, validation_datasets, validation_problems, validation
                   TimeElapsedColumn(), disable=not (sys.stderr.isatty() and main_process), transient=True) as bar:
         task = bar.add_task("training", total=config.max_epochs, info="")
 
-        def on_epoch(epoch, loss, val, best):
-            bar.update(task, completed=epoch, info=f"loss {loss:.3f}  validation error {val:.3f}  best {best:.3f}")
+        def on_epoch(epoch, loss, val, best, judge=None):
+            solved = "" if judge is None else f"  judge {judge['solved']}/{judge['tasks']}"
+            bar.update(task, completed=epoch, info=f"loss {loss:.3f}  validation error {val:.3f}  best {best:.3f}{solved}")
 
         def describe(record):
             record["datasets"] = [str(p) for p in datasets]

@@ -377,11 +377,17 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         f"at most {config.policy_steps} steps each), then by {checked_on}")
     last = [0.0]
 
-    def on_epoch(epoch, loss, error, best):
+    def on_epoch(epoch, loss, error, best, judge=None):
         now = time.perf_counter()
         if now - last[0] >= min(15.0, max(2.0, clock.budget / 60)):
             last[0] = now
-            say(f"  epoch {epoch}: loss {loss:.3f}, action error {error:.3f} (best {best:.3f}); "
+            if judge is None:
+                verdict = f"(best {best:.3f})"
+            else:
+                verdict = (f"judge {judge['solved']}/{judge['tasks']} ({judge['steps']} steps); chosen so far: "
+                           f"epoch {judge['best_epoch']} (judge {judge['best_solved']}/{judge['tasks']}, "
+                           f"action error {best:.3f})")
+            say(f"  epoch {epoch}: loss {loss:.3f}, action error {error:.3f}, {verdict}; "
                 f"{_duration(max(0.0, training_left()))} of training left")
 
     model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,

@@ -71,8 +71,10 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     the epochs' evaluations, :mod:`up_gnnplan.training.budget`) and the final record is taken on
     fewer states when the time left is short (``record["time_limit_note"]`` then says so).
 
-    ``on_epoch(epoch, train_loss, val_mae, best_val_mae)`` is called after every epoch (the
-    CLI shows it in a progress bar). The returned model has the weights of the best epoch and is
+    ``on_epoch(epoch, train_loss, val_mae, best_val_mae, judge=...)`` is called after every epoch (the
+    CLI shows it in a progress bar); ``judge`` is None without ``validation_tasks``, else a dict:
+    ``solved`` and ``steps`` of this epoch's greedy policy on them, ``tasks`` (their number), and the
+    epoch chosen so far, ``best_epoch``, ``best_solved``. The returned model has the weights of the best epoch and is
     on the CPU, whatever ``config.device`` it was trained on.
 
     With ``state_path``, the run's state is written there after every epoch and, when the file
@@ -115,6 +117,14 @@ def make_objective(config, dataset):
     if kind is None:
         return ValueObjective(config)
     return ActionObjective(config, kind, value, dataset)
+
+
+def _judged(score: tuple, run, validation_tasks) -> dict | None:
+    """What the judge said of an epoch (``score``, :func:`epoch_score`'s) and of the epoch chosen so far."""
+    if not validation_tasks or len(score) != 3:
+        return None
+    return {"solved": int(-score[0]), "steps": int(score[1]), "tasks": len(validation_tasks),
+            "best_epoch": run.best.epoch, "best_solved": int(-run.best.score[0])}
 
 
 def _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path, snapshot_minutes, on_snapshot,
@@ -211,7 +221,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
         # Report, take the snapshots due, and save the run's state.
         if group.is_main:
             if on_epoch is not None:
-                on_epoch(epoch, train_loss, val_mae, run.best.score[-1])
+                on_epoch(epoch, train_loss, val_mae, run.best.score[-1], judge=_judged(score, run, validation_tasks))
             take_snapshots(run, snapshot_minutes, on_snapshot, score)
         if live is not None:
             model.load_state_dict(live)  # training goes on from the last step's weights
