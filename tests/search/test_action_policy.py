@@ -14,7 +14,7 @@ from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.limits import Limits
 from up_gnnplan.search import Status, action_policy_rollout, dual_policy_best_first, policy_best_first
 from up_gnnplan.states import Atoms, StateAtoms
-from search_cases import SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
+from search_cases import FIXTURES, SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
 
 
 def perfect_scorer(name: str):
@@ -77,6 +77,59 @@ def test_action_policy_never_returns_to_a_visited_state():
     assert result.status in (Status.SOLVED, Status.GAVE_UP)
     if result.status is Status.GAVE_UP:
         assert result.message
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_the_action_policy_goes_back_where_every_successor_was_visited(name):
+    """Contrary scores walk into states whose successors were all visited; going back along the path
+    (the default) makes the walk a depth-first search, complete on these finite spaces: it reaches the
+    goal, with a valid plan of distinct states (the steps taken back are not in it). Without going
+    back, the walk gives up there."""
+    task = task_of(name)
+    scorer, _ = perfect_scorer(name)
+
+    def contrary(state, actions):
+        return -scorer(state, actions)
+
+    walk = action_policy_rollout(task, contrary, max_steps=100_000)
+    assert walk.status is Status.SOLVED, walk.message
+    assert_valid_up_plan(task, walk)
+    states = [task.initial_state()]
+    for action in walk.actions:
+        states.append(action.apply(states[-1]))
+    assert len({s.get_index() for s in states}) == len(states)
+    assert len(walk.step_values) == len(walk.actions) and walk.expanded >= len(walk.actions)
+    greedy = action_policy_rollout(task, contrary, max_steps=100_000, backtrack=False)
+    if greedy.status is Status.GAVE_UP:
+        assert greedy.message.startswith("no unvisited successor")
+    if walk.expanded > len(walk.actions):  # it went back: the note says how often
+        assert "taken back" in walk.message
+
+
+def test_going_back_ends_when_every_reachable_state_was_visited(tmp_path):
+    """Where the goal cannot be reached, the walk going back visits every reachable state, scoring each
+    once (the rankings of recent states are kept for the steps back), then gives up saying so; every
+    step, back or forward, counts against the step limit."""
+    from up_gnnplan.problems import Task
+
+    # Roads s -> a -> b -> c and a -> d, and one from g into s: g cannot be reached.
+    (tmp_path / "p.pddl").write_text("""(define (problem oneway-branches) (:domain oneway)
+      (:objects s a b c d g - place)
+      (:init (at s) (road s a) (road a b) (road b c) (road a d) (road g s))
+      (:goal (at g)))""")
+    task = Task.from_files(FIXTURES / "oneway" / "domain.pddl", tmp_path / "p.pddl")
+    calls = []
+
+    def flat(state, actions):
+        calls.append(len(actions))
+        return np.zeros(len(actions))
+
+    walk = action_policy_rollout(task, flat, max_steps=100)
+    assert walk.status is Status.GAVE_UP, walk.message
+    assert walk.message.startswith("every state reachable from the initial state visited (5)"), walk.message
+    assert calls == [1, 2, 1]  # s, a, b; c and d have no road on (no call), a is not scored again
+    limited = action_policy_rollout(task, flat, max_steps=2)
+    assert limited.status is Status.GAVE_UP and limited.expanded == 2 and len(limited.actions) <= 2
 
 
 @pytest.mark.parametrize("name", SOLVABLE)

@@ -120,6 +120,10 @@ PARAMS = {
     "max_steps": Param(None, _integer(1), "an integer >= 1",
                        "Step limit of the policy [default: 1000, or 4 x FF's estimate + 50 (astray_factor), "
                        "which a policy on course may pass (on_course); a limit given here holds]."),
+    "backtrack": Param(True, _flag, "True or False",
+                       "The action policy, where every successor of its state has been visited, goes back along its "
+                       "path to the latest state with an unvisited successor (a depth-first search ordered by the "
+                       "model) instead of giving up; every step, back or forward, counts against its step limit."),
     "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)",
                            "The policy also gives up after this many times FF's estimate of the initial state's cost "
                            "plus 50 steps, leaving the time left to the fallback; 0: off."),

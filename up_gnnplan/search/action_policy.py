@@ -8,7 +8,10 @@ one successor graph per action.
 
 - :func:`action_policy_rollout` follows the best-scored action whose successor has not been
   visited (cycles are handled as in the value policy: never return to a visited state); it
-  stops at a goal, at the step limit, or when every successor has been visited.
+  stops at a goal or at the step limit. Where every successor of its state has been visited, it
+  goes back along its path to the latest state with an unvisited successor (``backtrack``, the
+  default: a depth-first search ordered by the model; Goldminer's greedy walks end in such a
+  corner after 3-174 steps), or gives up (``backtrack=False``).
 - :func:`policy_best_first` expands states in order of the summed negative log-probabilities
   ``-log softmax(preferences)`` of the actions leading to them: complete on finite spaces, it
   is the fallback for models without a value head. With ``symmetry`` (the default) it keeps one
@@ -21,6 +24,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,6 +44,9 @@ from up_gnnplan.states.successors import CHUNK_ACTIONS, is_goal
 # scoring them in parts of this size lets the limits be checked in between (each part re-embeds
 # the state, a few ms against the part's scoring).
 SCORE_CHUNK = 16384
+# States whose scored actions the action policy keeps for a step back (their actions and rankings: a
+# Childsnack state has 100,000 actions, so not the whole path's).
+RANKED_STATES = 16
 
 
 def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str) -> np.ndarray:
@@ -55,48 +63,114 @@ def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str) -> n
 
 def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: float | None = None,
                           limits: Limits | None = None, inputs: Inputs | None = None,
-                          course: Course | None = None) -> SearchResult:
+                          course: Course | None = None, backtrack: bool = True) -> SearchResult:
     """Follow the best-scored action with an unvisited successor from the initial state of ``task``;
-    ``course`` may extend ``limits`` (a share of a solve's time) while the walk is on course."""
+    ``course`` may extend ``limits`` (a share of a solve's time) while the walk is on course. With
+    ``backtrack``, a state whose successors have all been visited is left for the state before it
+    on the path (the plan is the path, without the steps taken back); every step, back or forward,
+    counts against ``max_steps``."""
     limits = limits_of(limits, time_limit)
-    actions_taken, surprises, cost, evaluated, step = [], [], 0.0, 0, 0
+    path = _Trail()
+    evaluated, step, back = 0, 0, 0
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
         generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
         visited = {state.get_index()}
+        ranked = _Ranked()
         for step in itertools.count():
             if is_goal(task, state):
-                return SearchResult(Status.SOLVED, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
-                                    step_values=surprises, step_kind="surprise")
+                return SearchResult(Status.SOLVED, path.actions, path.cost, step, evaluated, limits.deadline.elapsed(),
+                                    _back_note(back), path.surprises, "surprise")
             max_steps = step_limit(course, step, state, max_steps)  # passed where the walk is on course
             if step >= max_steps:
                 break
             limits.check(f"before action-policy step {step + 1}")
-            actions = generate(state.generate_applicable_actions, f"step {step + 1}")
-            limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
-            chosen = None
-            if actions:
-                preferences = _score(scorer, inputs, rows, state, actions, limits, f"step {step + 1}")
+            known = ranked.get(state)
+            if known is None:
+                actions = generate(state.generate_applicable_actions, f"step {step + 1}")
+                limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
+                preferences = (_score(scorer, inputs, rows, state, actions, limits, f"step {step + 1}")
+                               if actions else np.empty(0))
                 evaluated += len(actions)
                 limits.check(f"after scoring the {len(actions):,} applicable actions of step {step + 1}")
-                for j in np.argsort(-preferences, kind="stable").tolist():
-                    successor, step_cost = actions[j].apply(state, return_cost=True)
-                    if successor.get_index() not in visited:
-                        chosen = (actions[j], successor, step_cost, -_log_softmax(preferences)[j])
-                        break
+                known = ranked.put(state, actions, preferences)
+            chosen = None
+            for j in known.order:
+                successor, step_cost = known.actions[j].apply(state, return_cost=True)
+                if successor.get_index() not in visited:
+                    chosen = (known.actions[j], successor, step_cost, known.surprise[j])
+                    break
             if chosen is None:
-                return SearchResult(Status.GAVE_UP, actions_taken, cost, step, evaluated, limits.deadline.elapsed(),
-                                    f"no unvisited successor after {step} steps", surprises, "surprise")
-            action, state, step_cost, surprise = chosen
-            visited.add(state.get_index())
-            actions_taken.append(action)
-            surprises.append(float(surprise))
-            cost += step_cost
+                if not (backtrack and path.states):
+                    why = (f"every state reachable from the initial state visited ({len(visited):,}) after {step} "
+                           f"steps{_back_note(back, ', ')}" if backtrack else
+                           f"no unvisited successor after {step} steps")
+                    return SearchResult(Status.GAVE_UP, path.actions, path.cost, step, evaluated,
+                                        limits.deadline.elapsed(), why, path.surprises, "surprise")
+                state = path.pop()  # back to the state before it, which is scored again or remembered
+                back += 1
+                continue
+            action, successor, step_cost, surprise = chosen
+            visited.add(successor.get_index())
+            path.push(state, action, step_cost, float(surprise))
+            state = successor
     except LimitReached as error:
-        return stopped(error, actions_taken, cost, step, evaluated, limits)
-    return SearchResult(Status.GAVE_UP, actions_taken, cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        limit_note(course, max_steps), surprises, "surprise")
+        return stopped(error, path.actions, path.cost, step, evaluated, limits)
+    return SearchResult(Status.GAVE_UP, path.actions, path.cost, max_steps, evaluated, limits.deadline.elapsed(),
+                        limit_note(course, max_steps) + _back_note(back, "; "), path.surprises, "surprise")
+
+
+def _back_note(back: int, lead: str = "") -> str:
+    return f"{lead}{back} step(s) taken back" if back else ""
+
+
+class _Trail:
+    """The walk's path: the states it left, the actions taken from them, their costs and surprises."""
+
+    def __init__(self):
+        self.states, self.actions, self.costs, self.surprises = [], [], [], []
+        self.cost = 0.0
+
+    def push(self, state, action, cost: float, surprise: float) -> None:
+        self.states.append(state)
+        self.actions.append(action)
+        self.costs.append(cost)
+        self.surprises.append(surprise)
+        self.cost += cost
+
+    def pop(self):
+        """Take the last step back; return the state it left."""
+        self.actions.pop()
+        self.surprises.pop()
+        self.cost -= self.costs.pop()
+        return self.states.pop()
+
+
+@dataclass
+class _Scored:
+    actions: list
+    order: list  # the actions' indices, best-scored first
+    surprise: np.ndarray  # -log pi of each action
+
+
+class _Ranked:
+    """The scored actions of the last :data:`RANKED_STATES` states walked, so that a step back to one
+    of them needs no second scorer call (a state is scored again only when its ranking was dropped)."""
+
+    def __init__(self):
+        self._scored: OrderedDict = OrderedDict()
+
+    def get(self, state) -> _Scored | None:
+        return self._scored.get(state.get_index())
+
+    def put(self, state, actions, preferences) -> _Scored:
+        scored = _Scored(actions, np.argsort(-preferences, kind="stable").tolist(),
+                         -_log_softmax(preferences) if len(preferences) else preferences)
+        self._scored[state.get_index()] = scored
+        while len(self._scored) > RANKED_STATES:
+            self._scored.popitem(last=False)
+        return scored
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
