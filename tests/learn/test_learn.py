@@ -356,3 +356,20 @@ def test_a_policy_that_solved_no_judge_problem_gets_a_tenth_of_the_time(record, 
     if expected is not None:
         assert expected == WEAK_POLICY_SHARE
         assert record["handoff_share_why"] == f"its greedy policy solved none of its {judges} judge problems"
+
+
+@pytest.mark.parametrize("record, judges, expected", [
+    ({"policy_validation": {"solved": 4}}, 4, 0.0),  # every judge problem solved: no FF-relative step limit
+    ({"policy_validation": {"solved": 3}}, 4, None),  # one missed: the engine's default
+    ({"policy_validation": {"solved": 1}}, 1, None),  # a single judge problem is too little to go by
+    ({}, 0, None),
+])
+def test_a_policy_that_solved_every_judge_problem_is_not_cut_at_ffs_estimate(record, judges, expected):
+    from up_gnnplan.learn.recipe import TRUSTED_ASTRAY_FACTOR
+    from up_gnnplan.learn.run import _choose_astray_factor
+
+    _choose_astray_factor(record, list(range(judges)))
+    assert record.get("astray_factor") == expected
+    if expected is not None:
+        assert expected == TRUSTED_ASTRAY_FACTOR
+        assert record["astray_factor_why"] == f"its greedy policy solved all {judges} judge problems"

@@ -172,6 +172,22 @@ def test_the_learned_part_takes_the_share_its_model_records_unless_the_user_give
                    for m in messages(GnnplanEngine(model=str(plain)).solve(blocks, timeout=60)))
 
 
+def test_the_policys_step_limit_follows_the_astray_factor_its_model_records_unless_the_user_gives_one(
+        blocks, tmp_path):
+    pytest.importorskip("torch")
+    why = "its greedy policy solved all 4 judge problems"
+    path = _weak_model(blocks, tmp_path / "trusted.onnx", {"astray_factor": 0.0, "astray_factor_why": why})
+    result = GnnplanEngine(model=str(path), fallback="model+ff").solve(blocks, timeout=60)
+    said = messages(result)
+    assert f"policy step limit not tied to FF, as trusted.onnx records ({why}; --astray-factor sets one)" in said
+    assert not any(m.startswith("policy step limit") and "FF's estimate" in m for m in said), said
+    given = messages(GnnplanEngine(model=str(path), fallback="model+ff", astray_factor=4).solve(blocks, timeout=60))
+    assert any(m.startswith("policy step limit") and "4 x FF's estimate" in m for m in given), given
+    plain = messages(GnnplanEngine(model=str(_weak_model(blocks, tmp_path / "plain.onnx", {})),
+                                   fallback="model+ff").solve(blocks, timeout=60))
+    assert any("4 x FF's estimate" in m for m in plain) and not any("records" in m for m in plain), plain
+
+
 @needs_fd
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="address-space limits as on Linux")
 def test_lama_first_runs_under_an_outer_address_space_limit(tmp_path):

@@ -60,6 +60,11 @@ MIN_FOR_HELD_OUT, MAX_HELD_OUT = 4, 5
 # policy of the model solved a judge problem (gnnplan learn records it in the model; the engine's default is
 # 0.5): such a model's learned search is, at best, a slower FF search, and LAMA-first needs the time.
 WEAK_POLICY_SHARE = 0.1
+# Mode auto's FF-relative step limit factor (engine param astray_factor; the engine's default is 4) where the
+# greedy action policy solved every judge problem, at least MIN_TRUSTED_JUDGES of them: no such limit. Goldminer's
+# learnt model walked 85-691 steps (going back where stuck) to solve all ten test problems, where 4 x FF's
+# estimate + 50 allowed 150-346 and cut seven of them.
+TRUSTED_ASTRAY_FACTOR, MIN_TRUSTED_JUDGES = 0.0, 2
 
 
 @dataclass

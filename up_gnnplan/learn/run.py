@@ -190,6 +190,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
         _choose_first_policy(model, encoding, config, record, tasks, clock, say)
         _add_phase(run, "choosing", time.perf_counter() - start)
     _choose_handoff_share(record, judges)
+    _choose_astray_factor(record, judges)
     start = time.perf_counter()
     summary = _summary(options, run, clock, checked, labelled, judges, record)
     record["learn"] = summary
@@ -435,6 +436,21 @@ def _choose_handoff_share(record: dict, judges: list) -> None:
         record["handoff_share_why"] = f"its greedy policy solved none of its {len(judges)} judge problems"
 
 
+def _choose_astray_factor(record: dict, judges: list) -> None:
+    """Record in ``record["astray_factor"]`` no FF-relative step limit for mode auto's policy
+    (:data:`~up_gnnplan.learn.recipe.TRUSTED_ASTRAY_FACTOR`) where its greedy action policy solved every one of
+    at least :data:`~up_gnnplan.learn.recipe.MIN_TRUSTED_JUDGES` judge problems: the limit is there to cut a
+    policy that wanders, and FF's estimate can be far below what even a good plan takes (Goldminer: 25-31
+    for test problems whose plans, LAMA-first's too, take 144-384 steps). Otherwise nothing is recorded."""
+    from up_gnnplan.learn.recipe import MIN_TRUSTED_JUDGES, TRUSTED_ASTRAY_FACTOR
+
+    judged = record.get("policy_validation")
+    if len(judges) < MIN_TRUSTED_JUDGES or not judged or judged["solved"] < len(judges):
+        return
+    record["astray_factor"] = TRUSTED_ASTRAY_FACTOR
+    record["astray_factor_why"] = f"its greedy policy solved all {len(judges)} judge problems"
+
+
 def _trained_seconds(state_path: Path) -> float:
     """Return the training seconds of earlier sessions recorded in a training state file (0 without one)."""
     if not state_path.is_file():
@@ -504,6 +520,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                   "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None},
         "recipe": run.recipe,
         "handoff_share": record.get("handoff_share"),
+        "astray_factor": record.get("astray_factor"),
         "device": record.get("device"),
         **({"non_finite_note": record["non_finite_note"]} if record.get("non_finite_note") else {}),
         "phases": {k: round(v, 1) for k, v in run.phases.items()},
@@ -530,6 +547,9 @@ def _report(say, output, summary, config) -> None:
     if summary.get("handoff_share") is not None:
         say(f"  mode auto: the learned part gets {summary['handoff_share']:.0%} of the time before LAMA-first takes "
             "the rest, since the policy solved no judge problem (gnnplan solve --handoff-share sets another)")
+    if summary.get("astray_factor") is not None:
+        say("  mode auto: the policy's steps are not limited by FF's estimate (only by its share of the time), since "
+            "it solved every judge problem (gnnplan solve --astray-factor sets a limit)")
     if summary.get("non_finite_note"):
         say(f"  note: {summary['non_finite_note']}")
     say("  phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())

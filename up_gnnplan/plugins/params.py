@@ -124,9 +124,10 @@ PARAMS = {
                        "The action policy, where every successor of its state has been visited, goes back along its "
                        "path to the latest state with an unvisited successor (a depth-first search ordered by the "
                        "model) instead of giving up; every step, back or forward, counts against its step limit."),
-    "astray_factor": Param(4.0, _number(0.0), "a number >= 0 (0: off)",
+    "astray_factor": Param(None, _number(0.0), "a number >= 0 (0: off)",
                            "The policy also gives up after this many times FF's estimate of the initial state's cost "
-                           "plus 50 steps, leaving the time left to the fallback; 0: off."),
+                           "plus 50 steps, leaving the time left to the fallback; 0: off [default: the model's, else "
+                           "4: gnnplan learn records 0 for a model whose greedy policy solved all its judge problems]."),
     "seed_fallback": Param(True, _flag, "True or False",
                            "The fallback search starts with the states of the path the policy walked in its open "
                            "lists (the initial state stays open), so it goes on from the best of them."),

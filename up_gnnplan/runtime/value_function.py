@@ -160,6 +160,17 @@ class OnnxValueFunction:
         return str((self.metadata.get("training_record") or {}).get("handoff_share_why", ""))
 
     @property
+    def astray_factor(self) -> float | None:
+        """Mode auto's FF-relative step limit factor for the policy, where the model's training record gives
+        one (``gnnplan learn``: 0, none, for a policy that solved all its judge problems), else None."""
+        factor = (self.metadata.get("training_record") or {}).get("astray_factor")
+        return float(factor) if isinstance(factor, (int, float)) and factor >= 0 else None
+
+    @property
+    def astray_factor_why(self) -> str:
+        return str((self.metadata.get("training_record") or {}).get("astray_factor_why", ""))
+
+    @property
     def architecture(self) -> str:
         return self.metadata.get("architecture", "")
 

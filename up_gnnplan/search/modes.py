@@ -29,6 +29,9 @@ HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course")
 HANDOFF_SHARE = 0.5  # the learned part's share where neither the user nor the model (gnnplan learn) gives one
 # The policy's step limit where the user gives none (engine param max_steps) and FF gives no estimate.
 MAX_STEPS = 1000
+# The policy's FF-relative step limit (engine param astray_factor) where neither the user nor the model
+# (gnnplan learn records 0 for a policy that solved all its judge problems) gives one.
+ASTRAY_FACTOR = 4.0
 PLANNERS = ("lama-first", "gnnplan")  # who solves mode ground's ground problem
 GROUNDING_OPTIONS = ("grounding_model", "static_filter", "planner", "max_groundings", "binding_beam",
                      "binding_entailment")
@@ -180,15 +183,16 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     part = limits.share(share) if handoff else limits
     estimate = trial = None  # FF's estimate of the initial state where the step limit took one, or its Trial
     courses = handoff and params["on_course"] and share > 0  # a policy walks with a Course
+    factor = _astray_factor(params, model, job.say) if mode.takes("astray_factor") else 0.0
     for search in searches:
         kwargs = {option: params[option] for option in search.options}
         if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
             kwargs["deferred"] = model.has_actions
         if "max_steps" in kwargs:  # the user's limit, else MAX_STEPS; with astray_factor, FF's may be lower
             kwargs["max_steps"] = params["max_steps"] or MAX_STEPS
-            if mode.takes("astray_factor") and params["astray_factor"]:
-                kwargs["max_steps"], estimate, trial = _astray_steps(task, kwargs["max_steps"],
-                                                                     params["astray_factor"], limits, job.say, courses)
+            if factor:
+                kwargs["max_steps"], estimate, trial = _astray_steps(task, kwargs["max_steps"], factor, limits,
+                                                                     job.say, courses)
         if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
             kwargs["seed"] = result
         if handoff:
@@ -200,7 +204,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
             elif search.counts == "steps" and courses:
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
                                           value=model if model.has_value else None, inputs=inputs,
-                                          estimate=estimate, trial=trial, factor=params["astray_factor"],
+                                          estimate=estimate, trial=trial, factor=factor,
                                           say=job.say)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
@@ -232,6 +236,21 @@ def _handoff_share(params: dict, model, say) -> float:
         return HANDOFF_SHARE
     say("info", f"the learned part's share of the time {recorded:g}, as {model.path.name} records "
                 f"({model.handoff_share_why or 'gnnplan learn chose it'}; --handoff-share sets another)")
+    return recorded
+
+
+def _astray_factor(params: dict, model, say) -> float:
+    """The policy's FF-relative step limit factor: the ``astray_factor`` the user gave, else the model's
+    (``gnnplan learn`` records 0, no such limit, where its greedy policy solved every judge problem),
+    else :data:`ASTRAY_FACTOR`; the model's is said in the log."""
+    if params["astray_factor"] is not None:
+        return params["astray_factor"]
+    recorded = getattr(model, "astray_factor", None)
+    if recorded is None:
+        return ASTRAY_FACTOR
+    say("info", f"policy step limit {'not tied to FF' if recorded == 0 else f'{recorded:g} x FF'}, as "
+                f"{model.path.name} records ({model.astray_factor_why or 'gnnplan learn chose it'}; "
+                "--astray-factor sets one)")
     return recorded
 
 
