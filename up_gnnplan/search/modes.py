@@ -228,29 +228,30 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
 def _handoff_share(params: dict, model, say) -> float:
     """The learned part's share of the time with the hand-off: the ``handoff_share`` the user gave, else
     the model's (``gnnplan learn`` records one where its judge found the policy weak), else
-    :data:`HANDOFF_SHARE`; the model's is said in the log."""
-    if params["handoff_share"] is not None:
-        return params["handoff_share"]
-    recorded = getattr(model, "handoff_share", None)
-    if recorded is None:
-        return HANDOFF_SHARE
-    say("info", f"the learned part's share of the time {recorded:g}, as {model.path.name} records "
-                f"({model.handoff_share_why or 'gnnplan learn chose it'}; --handoff-share sets another)")
-    return recorded
+    :data:`HANDOFF_SHARE`."""
+    return _given_or_recorded("handoff_share", params, model, HANDOFF_SHARE, say,
+                              lambda share: f"the learned part's share of the time {share:g}", "sets another")
 
 
 def _astray_factor(params: dict, model, say) -> float:
     """The policy's FF-relative step limit factor: the ``astray_factor`` the user gave, else the model's
     (``gnnplan learn`` records 0, no such limit, where its greedy policy solved every judge problem),
-    else :data:`ASTRAY_FACTOR`; the model's is said in the log."""
-    if params["astray_factor"] is not None:
-        return params["astray_factor"]
-    recorded = getattr(model, "astray_factor", None)
+    else :data:`ASTRAY_FACTOR`."""
+    return _given_or_recorded("astray_factor", params, model, ASTRAY_FACTOR, say,
+                              lambda factor: "policy step limit " + ("not tied to FF" if factor == 0
+                                                                     else f"{factor:g} x FF"), "sets one")
+
+
+def _given_or_recorded(name: str, params: dict, model, default: float, say, describe, sets: str) -> float:
+    """Engine param ``name`` as the user gave it, else as the model's training record gives it (said in the
+    log: ``describe(value)``, the model's reason, the option that ``sets`` another), else ``default``."""
+    if params[name] is not None:
+        return params[name]
+    recorded = getattr(model, name, None)
     if recorded is None:
-        return ASTRAY_FACTOR
-    say("info", f"policy step limit {'not tied to FF' if recorded == 0 else f'{recorded:g} x FF'}, as "
-                f"{model.path.name} records ({model.astray_factor_why or 'gnnplan learn chose it'}; "
-                "--astray-factor sets one)")
+        return default
+    why = getattr(model, f"{name}_why", "") or "gnnplan learn chose it"
+    say("info", f"{describe(recorded)}, as {model.path.name} records ({why}; --{name.replace('_', '-')} {sets})")
     return recorded
 
 
