@@ -108,18 +108,18 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                     chosen = (known.actions[j], successor, step_cost, known.surprise[j])
                     break
             if chosen is None:
+                why = None
                 if not (backtrack and path.states):
                     why = (f"every state reachable from the initial state visited ({len(visited):,}) after {step} "
                            f"steps{_back_note(back, ', ')}" if backtrack else
                            f"no unvisited successor after {step} steps")
+                elif back + 1 >= BACK_FLOOR and back + 1 > BACK_SHARE * step:
+                    why = (f"{back + 1} of its {step} steps were steps back (over {BACK_SHARE:.0%}): it searches "
+                           "rather than follows the policy")
+                if why is not None:
                     return SearchResult(Status.GAVE_UP, path.actions, path.cost, step, evaluated,
                                         limits.deadline.elapsed(), why, path.surprises, "surprise")
                 back += 1
-                if back >= BACK_FLOOR and back > BACK_SHARE * step:
-                    return SearchResult(Status.GAVE_UP, path.actions, path.cost, step, evaluated,
-                                        limits.deadline.elapsed(), f"{back} of its {step} steps were steps back (over "
-                                        f"{BACK_SHARE:.0%}): it searches rather than follows the policy",
-                                        path.surprises, "surprise")
                 state = path.pop()  # back to the state before it, which is scored again or remembered
                 continue
             action, successor, step_cost, surprise = chosen

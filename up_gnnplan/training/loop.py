@@ -71,11 +71,11 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     the epochs' evaluations, :mod:`up_gnnplan.training.budget`) and the final record is taken on
     fewer states when the time left is short (``record["time_limit_note"]`` then says so).
 
-    ``on_epoch(epoch, train_loss, val_mae, best_val_mae, judge=...)`` is called after every epoch (the
-    CLI shows it in a progress bar); ``judge`` is None without ``validation_tasks``, else a dict:
-    ``solved`` and ``steps`` of this epoch's greedy policy on them, ``tasks`` (their number), and the
-    epoch chosen so far, ``best_epoch``, ``best_solved``. The returned model has the weights of the best epoch and is
-    on the CPU, whatever ``config.device`` it was trained on.
+    ``on_epoch(epoch, train_loss, val_mae, best_val_mae, judge=...)`` is called after every epoch
+    (the CLI shows it in a progress bar); ``judge`` is None without ``validation_tasks``, else a
+    dict: ``solved`` and ``steps`` of this epoch's greedy policy on them, ``tasks`` (their number),
+    and the epoch chosen so far, ``best_epoch``, ``best_solved``. The returned model has the weights
+    of the best epoch and is on the CPU, whatever ``config.device`` it was trained on.
 
     With ``state_path``, the run's state is written there after every epoch and, when the file
     exists, the run continues from it (:mod:`up_gnnplan.training.resume`): the budget
