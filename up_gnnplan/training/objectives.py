@@ -11,7 +11,8 @@ inputs and a loss, and measures the validation error the best epoch is chosen by
   ``q`` heads, L1 between ``Q(s, a)`` and ``c(a) + V*(s')``; plus the value loss when the
   model has a value head too. The optimal actions of ``s`` are those with
   ``c(a) + V*(s') = V*(s)``; an action whose successor the labeller left without V* counts as
-  non-optimal, or, with ``unknown_successors="left-out"``, is left out of the softmax. Its validation error is the share of states whose best-scored
+  non-optimal, or, with ``unknown_successors="left-out"``, is left out of the softmax (and of the validation
+  error). Its validation error is the share of states whose best-scored
   action is not optimal.
 
 A dead-end successor has no finite V*; as a Q target it counts as ``c(a)`` plus one more than
@@ -198,16 +199,19 @@ class ActionObjective(ChoiceObjective):
         return loss
 
     def best_is_optimal(self, model, encoding, dataset, indices, batch_size: int = 128) -> np.ndarray:
-        """Return, per state, whether its best-scored recorded action is optimal."""
+        """Return, per state, whether its best-scored recorded action is optimal (with ``unknown_successors``
+        "left-out", its best-scored action among those with a labelled successor, as the loss sees them)."""
         import torch
 
         hits = []
         with torch.no_grad():
             for start in range(0, len(indices), batch_size):
                 chunk = indices[start:start + batch_size]
-                tensors, order, state_of, _, optimal, _ = self.batch(dataset, encoding, model, chunk)
+                tensors, order, state_of, _, optimal, known = self.batch(dataset, encoding, model, chunk)
                 scores = outputs(model, model(*tensors))["scores"][order].float().cpu().numpy()
                 prefs = scores if self.kind == "logits" else -scores
+                if self.leave_out_unknown:
+                    prefs = np.where(known, prefs, -np.inf)
                 state_of = state_of.cpu().numpy()
                 for b in range(len(chunk)):
                     rows = np.flatnonzero(state_of == b)
