@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from up_gnnplan.datasets.store import LABELS
 from up_gnnplan.encodings.actions import ActionInput, encode_actions
 from up_gnnplan.training.data import state_inputs
 from up_gnnplan.training.devices import device_of
+
+SATISFICING = LABELS.index("satisficing-plan")
 
 
 def outputs(model, result) -> dict:
@@ -151,15 +154,21 @@ class ActionObjective(ChoiceObjective):
         return np.array(keep, dtype=np.int64)
 
     def _targets(self, dataset, i: int):
-        """Return (schema, args, Q target, optimal mask, known mask) of state ``i``'s recorded actions."""
+        """Return (schema, args, Q target, optimal mask, known mask) of state ``i``'s recorded actions.
+
+        A state on a satisficing plan (label ``satisficing-plan``) knows only its plan's action and the
+        plan's reorderings: its other actions count as known and not optimal (its plan is the imitation
+        target), whatever ``unknown_successors`` says; left out, they would leave nothing to learn there.
+        """
         schema, args, cost, nxt = dataset.actions(i)
         known = nxt >= 0
+        imitated = self.leave_out_unknown and self.kind == "logits" and dataset.label[i] == SATISFICING
         successor = np.where(known, dataset.value[np.maximum(nxt, 0)], np.inf)
         q = cost + np.where(np.isfinite(successor), successor, self.dead_end_value)
         v = dataset.value[i]
         optimal = known & np.isfinite(successor) & (np.abs(cost + np.where(np.isfinite(successor), successor, 0.0) - v)
                                                    <= 1e-6 * max(1.0, abs(v)))
-        return schema, args, q, optimal, known
+        return schema, args, q, optimal, np.ones_like(known) if imitated else known
 
     def batch(self, dataset, encoding, model, indices):
         """Return (model inputs, per-action state position, Q targets, optimal, known) of a batch of states.
