@@ -284,9 +284,9 @@ def test_the_recipe_follows_the_device():
     assert (Recipe(**older).batch_size, Recipe(**older).lr) == (32, 1e-3)  # an earlier version's run folder continues
     assert (Recipe(**older).held_out, Recipe(**older).judge_ties) == ([], "steps")  # as it began: nothing held out
     assert choose(600, labelled, [20], held_out_names=["p3"]).judge_ties == "error"
-    # Unlabelled successors' actions: out of the cross-entropy now; counted non-optimal in an earlier version's run.
-    assert (cpu.unknown_successors, Recipe(**older).unknown_successors) == ("left-out", "non-optimal")
-    assert config_of(cpu, seed=0).unknown_successors == "left-out"
+    # Unlabelled successors' actions count as non-optimal, as in an earlier version's run; the recipe records it.
+    assert (cpu.unknown_successors, Recipe(**older).unknown_successors) == ("non-optimal", "non-optimal")
+    assert config_of(cpu, seed=0).unknown_successors == "non-optimal"
 
 
 def test_a_device_that_is_not_there_is_refused_before_any_work(tmp_path):

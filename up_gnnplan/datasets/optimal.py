@@ -27,6 +27,7 @@ from up_gnnplan.errors import UnsolvableProblemError
 from up_gnnplan.limits import Limits, MemoryLimitReached
 from up_gnnplan.native import quiet_stdout
 from up_gnnplan.states.atoms import StateAtoms
+from up_gnnplan.search.symmetry import SymmetricActions
 from up_gnnplan.states.successors import is_goal, successors
 
 HEURISTICS = {"hmax": "MaxHeuristic", "h2": "H2Heuristic", "blind": "BlindHeuristic"}
@@ -226,8 +227,13 @@ def label_optimal(
             rows.append((succ, value, steps, False, steps == 0, off_plan))
     left_out = {"time": 0, "expansion": 0}  # and "memory", when the memory limit stopped the labelling
     per_state = [None] * len(rows)  # the plan states' applicable actions, recorded once their successors are labelled
+    recorded = include_successors or satisficing
+    # The plan states' successors and the symmetry class of each (isomorphic successors: the same V*).
+    steps_out = [successors(s) for s in path[:-1]] if recorded else []
+    symmetric = SymmetricActions(task, None) if recorded else None
+    classes = [symmetric.keys(s, [a for a, _, _ in out]) for s, out in zip(path[:-1], steps_out)]
     if include_successors and not satisficing:
-        pending = [succ for s in path[:-1] for _, succ, _ in successors(s)]
+        pending = _one_per_class(steps_out, classes, seen)
         bound = f"{successor_time_limit:g} s" + (f" and {successor_expansion_limit:,} expansions" if successor_expansion_limit else "")
         phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
               f"(at most {bound} each)")
@@ -261,10 +267,10 @@ def label_optimal(
                 left_out["expansion" if s_status == "expansion-limit" else "time"] += 1
             if progress is not None:
                 progress(done, len(pending))
-    if include_successors or satisficing:
+    if recorded:
         row_of = {r[0].get_index(): i for i, r in enumerate(rows)}
-        for i, state in enumerate(path[:-1]):
-            per_state[i] = [(action, cost, row_of.get(succ.get_index(), -1)) for action, succ, cost in successors(state)]
+        for i, (out, keys) in enumerate(zip(steps_out, classes)):
+            per_state[i] = _with_class_labels(out, keys, row_of)
         per_state[len(path) - 1] = []  # the goal state: its actions are never needed
         per_state += [None] * (len(rows) - len(per_state))
     transitions = Transitions.collect(task, per_state, task.action_signature.width)
@@ -280,3 +286,28 @@ def label_optimal(
     )
     labelled.left_out = left_out
     return labelled
+
+
+def _one_per_class(steps_out: list, classes: list, labelled: set) -> list:
+    """The successors to search: of each plan state, one per symmetry class with no labelled member (a class's
+    successors are the same state up to renaming objects, so they share V*: one search labels them all)."""
+    pending = []
+    for out, keys in zip(steps_out, classes):
+        done = {key for (_, succ, _), key in zip(out, keys) if succ.get_index() in labelled}
+        for (_, succ, _), key in zip(out, keys):
+            if key not in done:
+                done.add(key)
+                pending.append(succ)
+    return pending
+
+
+def _with_class_labels(out: list, keys: list, row_of: dict) -> list:
+    """``(action, cost, row)`` of a plan state's actions: the row of the action's successor, else of a labelled
+    successor of its symmetry class (the same V*), else -1 (unknown)."""
+    class_row = {}
+    for (_, succ, _), key in zip(out, keys):
+        row = row_of.get(succ.get_index())
+        if row is not None:
+            class_row.setdefault(key, row)
+    return [(action, cost, row_of.get(succ.get_index(), class_row.get(key, -1)))
+            for (action, succ, cost), key in zip(out, keys)]

@@ -9,10 +9,11 @@ In order of cost:
    ``gnnplan dataset`` labeller's A* with h^max on the learning-practice problems: the same on
    Goldminer (p30: 17.6 s against 28.0 s, p40: 5.5 s against 6.0 s), but Hiking p12 took 4.7 s
    against 29.4 s. Without Fast Downward (or when it refuses the task) pymimir's A* is used;
-3. the successors of the plan's states are labelled by a bounded optimal search each
+3. the successors of the plan's states are labelled by a bounded optimal search each, one per class of
+   symmetric successors (the same state up to renaming interchangeable objects, so the same V*)
    (:func:`~up_gnnplan.datasets.optimal.label_optimal`: an expansion limit and a small time limit,
-   all within the share); those a limit stops are left out, never guessed, so their actions are
-   "unknown" to an action head rather than wrongly "not optimal".
+   all within the share); those a limit stops are left out, never guessed (an action head's
+   training counts their actions as non-optimal: :mod:`up_gnnplan.learn.recipe`).
 
 4. where no optimal plan is found in time (``labels="satisficing"``, ``gnnplan learn --labels
    satisficing``), LAMA-first's plan, shortened by action elimination, in the time left: its states get
