@@ -328,3 +328,33 @@ def test_a_step_whose_gradient_is_not_finite_is_not_taken(gripper_data):
     model, _, record = train(broken, config)
     assert all(torch.isfinite(p).all() for p in model.parameters())
     assert "half the learning rate" in record["non_finite_note"]
+
+
+ZERO_COST_DOMAIN = """(define (domain lamp)
+  (:requirements :strips :negative-preconditions :action-costs)
+  (:predicates (on) (there))
+  (:functions (total-cost) - number)
+  (:action switch-on :parameters () :precondition (not (on)) :effect (and (on) (increase (total-cost) 0)))
+  (:action switch-off :parameters () :precondition (on) :effect (and (not (on)) (increase (total-cost) 0)))
+  (:action go :parameters () :precondition (not (there)) :effect (and (there) (increase (total-cost) 1))))
+"""
+ZERO_COST_PROBLEM = """(define (problem lamp-1) (:domain lamp)
+  (:init (= (total-cost) 0)) (:goal (there)) (:metric minimize (total-cost)))
+"""
+
+
+def test_of_the_cheapest_actions_those_with_the_fewest_steps_left_are_the_target(tmp_path):
+    """A zero-cost action that achieves nothing (Elevators' board and leave) is as cheap as any plan: of the
+    cheapest actions, only those with the fewest steps left are optimal, else a policy learns to toggle."""
+    from up_gnnplan.training.loop import make_objective
+
+    (tmp_path / "domain.pddl").write_text(ZERO_COST_DOMAIN)
+    (tmp_path / "p1.pddl").write_text(ZERO_COST_PROBLEM)
+    data = build_dataset(tmp_path / "domain.pddl", [tmp_path / "p1.pddl"])
+    objective = make_objective(TrainConfig(head="logits"), data)
+    for i in objective.select(data, np.arange(len(data))).tolist():
+        schema, _, cost, nxt = data.actions(i)
+        optimal = objective._targets(data, i)[3]
+        assert optimal.sum() == 1 and cost[optimal][0] == 1.0  # go, not a switch
+        tight = np.isclose(cost + data.value[nxt], data.value[i])
+        assert tight.sum() == 2  # switching is as cheap: the steps decide

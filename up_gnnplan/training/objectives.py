@@ -10,7 +10,11 @@ inputs and a loss, and measures the validation error the best epoch is chosen by
   with the set of optimal ones as the target, ``-log sum_{a optimal} softmax(scores)_a``; for
   ``q`` heads, L1 between ``Q(s, a)`` and ``c(a) + V*(s')``; plus the value loss when the
   model has a value head too. The optimal actions of ``s`` are those with
-  ``c(a) + V*(s') = V*(s)``; an action whose successor the labeller left without V* counts as
+  ``c(a) + V*(s') = V*(s)`` and, among those, the fewest steps left from ``s'`` (the labels' ``steps``:
+  with zero-cost actions, Elevators' ``board`` of a passenger who is not to travel yet and the
+  ``leave`` that undoes it are both as cheap as any plan, and a policy trained towards them walked
+  board-leave loops until its step limit; in unit-cost domains every cheapest action has the
+  fewest steps); an action whose successor the labeller left without V* counts as
   non-optimal, or, with ``unknown_successors="left-out"``, is left out of the softmax (and of the validation
   error). Its validation error is the share of states whose best-scored
   action is not optimal.
@@ -168,6 +172,9 @@ class ActionObjective(ChoiceObjective):
         v = dataset.value[i]
         optimal = known & np.isfinite(successor) & (np.abs(cost + np.where(np.isfinite(successor), successor, 0.0) - v)
                                                    <= 1e-6 * max(1.0, abs(v)))
+        if optimal.sum() > 1:  # of the cheapest, those with the fewest steps left (zero-cost actions: see above)
+            left = dataset.steps[np.maximum(nxt, 0)]
+            optimal &= left == left[optimal].min()
         return schema, args, q, optimal, np.ones_like(known) if imitated else known
 
     def batch(self, dataset, encoding, model, indices):
