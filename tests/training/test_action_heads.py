@@ -241,25 +241,38 @@ def test_unknown_successors_left_out_of_the_cross_entropy(gripper_data):
         assert float(masked.loss(model, encoding, partial, batch)) < float(objective.loss(model, encoding, partial, batch))
 
 
-def test_a_satisficing_plan_state_keeps_its_unlabelled_actions_as_not_optimal(gripper_data):
-    """A state labelled by a satisficing plan knows only the plan's actions: left out, its other actions would
-    leave a softmax over optimal actions alone (a loss of 0, nothing learnt); they stay competitors, as with
-    ``unknown_successors="non-optimal"``."""
-    import copy
-
-    from up_gnnplan.datasets.store import LABELS
+@pytest.fixture(scope="module")
+def tiny_logits(gripper_data):
+    """(model, encoding, objective counting unlabelled actions non-optimal, objective leaving them out)."""
     from up_gnnplan.training.loop import make_objective
 
     config = TrainConfig(head="logits", hidden=8, layers=2, max_seconds=10, max_epochs=1, epoch_states=32)
     model, encoding, _ = train(gripper_data, config)
-    counted = make_objective(config, gripper_data)
-    masked = make_objective(TrainConfig(head="logits", unknown_successors="left-out"), gripper_data)
-    batch = counted.select(gripper_data, np.arange(len(gripper_data)))[:16]
-    partial = copy.deepcopy(gripper_data)
-    for i in batch.tolist():  # as a satisficing labelling records them: the plan's action alone is labelled
+    return (model, encoding, make_objective(config, gripper_data),
+            make_objective(TrainConfig(head="logits", unknown_successors="left-out"), gripper_data))
+
+
+def _one_labelled_action(data, states):
+    """A copy of ``data`` where each of ``states`` keeps the label of one optimal action's successor alone."""
+    import copy
+
+    partial = copy.deepcopy(data)
+    for i in states.tolist():
         lo, hi = partial.action_ptr[i], partial.action_ptr[i + 1]
-        keep = lo + int(np.flatnonzero(optimal_mask(gripper_data, i))[0])
+        keep = lo + int(np.flatnonzero(optimal_mask(data, i))[0])
         partial.action_next[lo:hi] = np.where(np.arange(lo, hi) == keep, partial.action_next[lo:hi], -1)
+    return partial
+
+
+def test_a_satisficing_plan_state_keeps_its_unlabelled_actions_as_not_optimal(gripper_data, tiny_logits):
+    """A state labelled by a satisficing plan knows only the plan's actions: left out, its other actions would
+    leave a softmax over optimal actions alone (a loss of 0, nothing learnt); they stay competitors, as with
+    ``unknown_successors="non-optimal"``."""
+    from up_gnnplan.datasets.store import LABELS
+
+    model, encoding, counted, masked = tiny_logits
+    batch = counted.select(gripper_data, np.arange(len(gripper_data)))[:16]
+    partial = _one_labelled_action(gripper_data, batch)  # as a satisficing labelling records them
     with torch.no_grad():
         assert float(masked.loss(model, encoding, partial, batch)) < 1e-6  # an optimal-plan state's: nothing left
         partial.label[batch] = LABELS.index("satisficing-plan")
@@ -267,24 +280,13 @@ def test_a_satisficing_plan_state_keeps_its_unlabelled_actions_as_not_optimal(gr
         assert imitated > 0.1 and imitated == pytest.approx(float(counted.loss(model, encoding, partial, batch)), rel=1e-6)
 
 
-def test_the_action_error_with_unknown_successors_left_out_ranks_the_known_actions_alone(gripper_data):
+def test_the_action_error_with_unknown_successors_left_out_ranks_the_known_actions_alone(gripper_data, tiny_logits):
     """With ``unknown_successors="left-out"`` a state's best action is its best-scored one among those with a
     labelled successor (as the loss sees them): a state whose unknown action the model scores highest is not
     an error for it, and is one where unknown actions count as non-optimal."""
-    import copy
-
-    from up_gnnplan.training.loop import make_objective
-
-    config = TrainConfig(head="logits", hidden=8, layers=2, max_seconds=10, max_epochs=1, epoch_states=32)
-    model, encoding, _ = train(gripper_data, config)
-    counted = make_objective(config, gripper_data)
-    masked = make_objective(TrainConfig(head="logits", unknown_successors="left-out"), gripper_data)
+    model, encoding, counted, masked = tiny_logits
     states = counted.select(gripper_data, np.arange(len(gripper_data)))[:24]
-    partial = copy.deepcopy(gripper_data)
-    for i in states.tolist():  # every action but one optimal one loses its successor's label
-        lo, hi = partial.action_ptr[i], partial.action_ptr[i + 1]
-        keep = lo + int(np.flatnonzero(optimal_mask(gripper_data, i))[0])
-        partial.action_next[lo:hi] = np.where(np.arange(lo, hi) == keep, partial.action_next[lo:hi], -1)
+    partial = _one_labelled_action(gripper_data, states)
     assert masked.best_is_optimal(model, encoding, partial, states).all()
     assert not counted.best_is_optimal(model, encoding, partial, states).all()
 
