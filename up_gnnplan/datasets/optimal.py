@@ -26,8 +26,8 @@ from up_gnnplan.datasets.heartbeat import Heartbeat
 from up_gnnplan.errors import UnsolvableProblemError
 from up_gnnplan.limits import Limits, MemoryLimitReached
 from up_gnnplan.native import quiet_stdout
-from up_gnnplan.states.atoms import StateAtoms
 from up_gnnplan.search.symmetry import SymmetricActions
+from up_gnnplan.states.atoms import StateAtoms
 from up_gnnplan.states.successors import is_goal, successors
 
 HEURISTICS = {"hmax": "MaxHeuristic", "h2": "H2Heuristic", "blind": "BlindHeuristic"}

@@ -35,6 +35,13 @@ from up_gnnplan.training.devices import device_of
 SATISFICING = LABELS.index("satisficing-plan")
 
 
+def cheapest(cost: np.ndarray, successor: np.ndarray, value: float) -> np.ndarray:
+    """Which actions of a state of V* ``value`` lie on a cheapest path: ``cost + V*(successor) = V*``
+    (``successor``: the successors' V*, infinite for a dead end)."""
+    finite = np.isfinite(successor)
+    return finite & (np.abs(cost + np.where(finite, successor, 0.0) - value) <= 1e-6 * max(1.0, abs(value)))
+
+
 def outputs(model, result) -> dict:
     """Return a model's outputs by name: ``value`` and/or ``scores``."""
     names = getattr(model, "outputs", ("value",))
@@ -170,8 +177,7 @@ class ActionObjective(ChoiceObjective):
         successor = np.where(known, dataset.value[np.maximum(nxt, 0)], np.inf)
         q = cost + np.where(np.isfinite(successor), successor, self.dead_end_value)
         v = dataset.value[i]
-        optimal = known & np.isfinite(successor) & (np.abs(cost + np.where(np.isfinite(successor), successor, 0.0) - v)
-                                                   <= 1e-6 * max(1.0, abs(v)))
+        optimal = known & cheapest(cost, successor, v)
         if optimal.sum() > 1:  # of the cheapest, those with the fewest steps left (zero-cost actions: see above)
             left = dataset.steps[np.maximum(nxt, 0)]
             optimal &= left == left[optimal].min()

@@ -27,7 +27,8 @@ import numpy as np
 
 from up_gnnplan.training.data import state_inputs
 from up_gnnplan.training.devices import device_of
-from up_gnnplan.training.objectives import ChoiceObjective, ValueObjective, outputs, predict, state_tensors, to_tensors
+from up_gnnplan.training.objectives import (ChoiceObjective, ValueObjective, cheapest, outputs, predict,
+                                            state_tensors, to_tensors)
 
 RANK_LOSSES = ("rank", "l1+rank", "mse+rank")
 
@@ -63,11 +64,7 @@ class RankingObjective(_MarginRanking):
         _, _, cost, nxt = dataset.actions(i)
         known = nxt >= 0
         rows, cost = nxt[known], cost[known]
-        successor = dataset.value[rows]
-        v = dataset.value[i]
-        optimal = np.isfinite(successor) & (np.abs(cost + np.where(np.isfinite(successor), successor, 0.0) - v)
-                                            <= 1e-6 * max(1.0, abs(v)))
-        return rows, optimal, cost
+        return rows, cheapest(cost, dataset.value[rows], dataset.value[i]), cost
 
     def _pairs(self, dataset, states, sample: bool):
         """Return the rows to evaluate and, per (state, successor) pair: state position, row position, optimal;
