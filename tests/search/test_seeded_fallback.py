@@ -113,3 +113,43 @@ def test_an_action_policys_path_seeds_gbfs_at_the_models_values():
     broken.step_values = broken.step_values[:1]
     with pytest.raises(ValueError, match="one step value per action"):
         gbfs(task, value_fn, seed=broken)
+
+
+def test_where_ff_is_slow_a_long_path_gets_ff_values_for_some_of_its_states(monkeypatch):
+    """FF values a seed's path within a share of the search's time left (SEED_FF_SHARE), for at least
+    SEED_FF_VALUES states (every k-th, the last always: a Transport walk of 826 steps at 28 ms a value
+    spent the fallback's share valuing it); every state is still entered, the others in the learned
+    list only, and the search still goes on from the path's end. Without a deadline all are valued."""
+    from up_gnnplan.search import common
+    from up_gnnplan.search.common import enter_path
+
+    task = task_of("bw-p04")
+    value_fn, initial_value = perfect("bw-p04")
+    policy = policy_rollout(task, value_fn, max_steps=int(initial_value) - 1)
+    path = seed_path(task, policy)
+    assert len(path) >= 4
+
+    def entering(seconds):
+        calls, pushed = [], []
+
+        def ff(state):
+            calls.append(state.get_index())
+            return 1.0
+
+        parents = {task.initial_state().get_index(): None}
+        known, entered = enter_path(path, lambda state: state.get_index(), ff, parents,
+                                    lambda key, child, value, h: pushed.append((key, h)), seconds)
+        assert entered == len(pushed) == len(path) and all(child.get_index() in parents for *_, child, _ in path)
+        assert list(known) == [key for key, h in pushed if h is not None]
+        return calls, known
+
+    calls, known = entering(None)
+    assert len(known) == len(path) and calls[0] == path[-1][3].get_index()  # the last first, for its pace
+    monkeypatch.setattr(common, "SEED_FF_VALUES", 2)
+    calls, known = entering(0.0)  # no time for FF: the floor of 2 values, the last state among them
+    assert len(calls) == len(known) == 2 and path[-1][3].get_index() in known
+    monkeypatch.setattr(common, "SEED_FF_SHARE", 0.0)
+    seeded = dual_gbfs(task, value_fn, seed=policy, time_limit=60)
+    assert seeded.solved and seeded.expanded <= 3 and seeded.cost == initial_value, seeded.message
+    assert f"seeded with {len(path)} states of the policy's path (FF valued 2)" in seeded.message
+    assert_valid_up_plan(task, seeded)

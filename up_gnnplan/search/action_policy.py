@@ -246,11 +246,12 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         def push(child_key, child, priority, h):
             surprise_of[child_key] = priority
             heapq.heappush(queues[0], (priority, next(tie), child))
-            if ff is not None:
+            if ff is not None and h is not None:  # not valued by FF: the policy's list only, until expanded
                 heapq.heappush(queues[1], (h, priority, next(tie), child))
 
-        known_ff = enter_path(path, lambda state: state.get_index(), ff, parents, push)
-        note = seeded_note(known_ff, note)
+        known_ff, entered = enter_path(path, lambda state: state.get_index(), ff, parents, push,
+                                       limits.deadline.remaining())
+        note = seeded_note(entered, note, len(known_ff) if ff is not None else None)
         progress = Progress(stall if ff is not None else None)
         turn = 0
         while any(queues):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import math
+import time
 from dataclasses import dataclass, field
 
 from up_gnnplan.encodings.base import StateInput
@@ -85,32 +87,58 @@ def seed_path(task, seed: "SearchResult | None") -> list[tuple]:
     return steps
 
 
-def enter_path(path: list[tuple], key, ff, parents: dict, push) -> dict:
+# FF values of a seed's path: at most this share of the search's time left goes to them, but never
+# fewer than SEED_FF_VALUES states are valued (evenly spaced along the path, its last state always).
+# Where FF takes about a millisecond every state is valued; a Transport walk of the medium tier (826
+# steps, FF 28 ms a state) had the fallback spend its whole share valuing the path, and expand nothing.
+# The states left out enter the learned list only, and get FF's value when expanded.
+SEED_FF_SHARE = 0.1
+SEED_FF_VALUES = 64
+
+
+def enter_path(path: list[tuple], key, ff, parents: dict, push, seconds: float | None = None) -> tuple[dict, int]:
     """Enter the states of :func:`seed_path`'s ``path`` into a best-first search: each gets its
     parent link in ``parents`` (by ``key``) and ``push(child_key, child, value, h)`` puts it in the
-    open lists; return the FF value of each entered state by key (0 without ``ff``), for its
-    expansion. Stops at a state met before (up to renaming: the rest of the path would not apply
-    to the state stored under its key) or one FF proves a dead end (so is the rest of the path).
+    open lists, the FF list only where ``h`` is not None. With ``ff`` and ``seconds`` (the search's
+    time left), the states valued by FF are as many as :data:`SEED_FF_SHARE` of it allows at the
+    pace of the last state's value, and at least :data:`SEED_FF_VALUES` (every k-th state, counted
+    back from the last); the others are pushed with ``h`` None. Return the FF value of each valued
+    state by key (0 for every state without ``ff``), for its expansion, and how many states were
+    entered. Stops at a state met before (up to renaming: the rest of the path would not apply to
+    the state stored under its key) or one FF proves a dead end (so is the rest of the path).
     """
-    known, parent_key = {}, None
-    for parent, action, cost, child, value in path:
+    known, parent_key, entered, stride, last_h = {}, None, 0, 1, None
+    if ff is not None and path:
+        began = time.perf_counter()
+        last_h = ff(path[-1][3])
+        if seconds is not None:
+            took = max(time.perf_counter() - began, 1e-6)
+            stride = math.ceil(len(path) / max(SEED_FF_VALUES, int(SEED_FF_SHARE * seconds / took), 1))
+    for i, (parent, action, cost, child, value) in enumerate(path):
         parent_key = key(parent) if parent_key is None else parent_key
         child_key = key(child)
         if child_key in parents:
             break
-        h = ff(child) if ff is not None else 0.0
-        if h is None:
-            break
+        h = None
+        if ff is None:
+            h = 0.0
+        elif (len(path) - 1 - i) % stride == 0:
+            h = last_h if i == len(path) - 1 else ff(child)
+            if h is None:
+                break
         parents[child_key] = (parent_key, action, cost)
-        known[child_key] = h
+        if h is not None:
+            known[child_key] = h
         push(child_key, child, value, h)
-        parent_key = child_key
-    return known
+        parent_key, entered = child_key, entered + 1
+    return known, entered
 
 
-def seeded_note(entered: dict, note: str) -> str:
-    """The search's note, saying how many states of the policy's path it was seeded with."""
-    return "; ".join(filter(None, [f"seeded with {len(entered)} states of the policy's path" if entered else "", note]))
+def seeded_note(entered: int, note: str, valued: int | None = None) -> str:
+    """The search's note, saying how many states of the policy's path it was seeded with (and how
+    many of them FF valued, where not all)."""
+    ff = f" (FF valued {valued})" if valued is not None and valued < entered else ""
+    return "; ".join(filter(None, [f"seeded with {entered} states of the policy's path{ff}" if entered else "", note]))
 
 
 class Progress:

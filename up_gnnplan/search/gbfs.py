@@ -118,11 +118,11 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
             if deferred:
                 deferred_values[child_key] = value
             heapq.heappush(queues[0], (value, 0.0, next(tie), child_key, child))
-            if ff is not None:
+            if ff is not None and h is not None:  # not valued by FF: the learned list only, until expanded
                 heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
 
-        known_ff = enter_path(path, key, ff, parents, push)  # FF values, used again when the states are expanded
-        note = seeded_note(known_ff, note)
+        known_ff, entered = enter_path(path, key, ff, parents, push, limits.deadline.remaining())  # FF's, for expansion
+        note = seeded_note(entered, note, len(known_ff) if ff is not None else None)
         progress = Progress(stall if ff is not None else None)
         turn = 0
         while any(queues):
