@@ -39,6 +39,10 @@ PRACTICE = ("hiking", "elevators", "barman", "goldminer")  # learning-practice: 
 # generated/ domains no shipped model covers and no session tuned for: learnt from their 100 `-train`
 # problems (up to 30 objects), tested on the ten largest `-valid` ones (72 objects).
 UNSEEN = {"delivery": [f"valid-{n}.pddl" for n in (9, 18, 27, 36, 45, 54, 63, 72, 81, 90)]}
+# ...and on five problems of its layout at 3.6-11x the largest training problem's 30 objects, written
+# here (no generator of it ships): a WIDTH x WIDTH grid, one truck, PACKAGES packages in random cells,
+# all bound for one random cell, as the `generated/` files are.
+DELIVERY_SCALED = ((10, 8), (12, 10), (14, 12), (16, 14), (18, 16))
 DOMAINS = IPC + PRACTICE + tuple(UNSEEN)
 GOOSE_ENGINE = "benchmarks.goose.engine"
 
@@ -50,11 +54,39 @@ def _layout(domain: str) -> tuple[Path, Path, dict[str, list]]:
         return folder / "domain.pddl", folder / "train", {"test": ["--suite", folder / "test"]}
     if domain in UNSEEN:
         train, valid = SHARED / "generated" / f"{domain}-train", SHARED / "generated" / f"{domain}-valid"
-        return train / "domain.pddl", train, {"test": [valid / "domain.pddl", *(valid / name for name in UNSEEN[domain])]}
+        return train / "domain.pddl", train, {"test": [valid / "domain.pddl", *(valid / name for name in UNSEEN[domain])],
+                                              "scaled": _delivery_scaled(train / "domain.pddl")}
     folder = SHARED / "ipc2023-learning" / domain
     scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
     return folder / "domain.pddl", folder / "training" / "easy", {
         "testing-easy": ["--suite", folder / "testing" / "easy"], "scaled": [scaled_domain, *scaled]}
+
+
+def _delivery_scaled(domain: Path, folder: Path = Path("/tmp/gnnplan-delivery-scaled")) -> list[Path]:
+    """Write (once) and return the compare arguments of the :data:`DELIVERY_SCALED` problems (seed = width)."""
+    import random
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(domain, folder / "domain.pddl")
+    problems = []
+    for width, packages in DELIVERY_SCALED:
+        path = folder / f"delivery-{width}x{width}-{packages}.pddl"
+        problems.append(path)
+        if path.is_file():
+            continue
+        rng = random.Random(width)
+        cells = [f"c_{x}_{y}" for x in range(width) for y in range(width)]
+        links = [f"(adjacent c_{x}_{y} c_{x + dx}_{y + dy})" for x in range(width) for y in range(width)
+                 for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)) if 0 <= x + dx < width and 0 <= y + dy < width]
+        names = [f"p{i + 1}" for i in range(packages)]
+        goal = rng.choice(cells)
+        init = links + [f"(at t1 {rng.choice(cells)})", "(empty t1)"] + [
+            f"(at {p} {rng.choice([c for c in cells if c != goal])})" for p in names]
+        path.write_text(f"(define (problem delivery-{width}x{width}-{packages})\n  (:domain delivery)\n"
+                        f"  (:objects {' '.join(cells)} - cell {' '.join(names)} - package t1 - truck)\n"
+                        f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(f'(at {p} {goal})' for p in names)})))\n")
+    return [folder / "domain.pddl", *problems]
 
 
 def _train_goose(work: Path, log: Path) -> Path | None:
@@ -167,7 +199,7 @@ def report(out: Path) -> str:
             continue
         record = _learn_record(work / "learn.onnx").get("learn", {})
         labelled = record.get("data", {}).get("labelled", {})
-        for name in ("test",) if domain not in IPC else ("testing-easy", "scaled"):
+        for name in ("test", "scaled") if domain in UNSEEN else ("test",) if domain in PRACTICE else ("testing-easy", "scaled"):
             learn = _solved(work / f"{name}-learn" / "results.jsonl")
             shipped = _solved(work / f"{name}-shipped" / "results.jsonl")
             goose = _solved(work / f"{name}-goose" / "results.jsonl")
