@@ -153,3 +153,27 @@ def test_where_ff_is_slow_a_long_path_gets_ff_values_for_some_of_its_states(monk
     assert seeded.solved and seeded.expanded <= 3 and seeded.cost == initial_value, seeded.message
     assert f"seeded with {len(path)} states of the policy's path (FF valued 2)" in seeded.message
     assert_valid_up_plan(task, seeded)
+
+
+@pytest.mark.parametrize("search", [dual_gbfs, dual_policy_best_first], ids=["dual-gbfs", "dual-policy-best-first"])
+def test_a_seeded_search_stopped_by_a_limit_keeps_its_note(search):
+    """A fallback stopped by its share of the time: the result's note still says it was seeded (mode
+    auto writes it after "the learned part's share of the time spent"; before, the seeding was lost)."""
+    from up_gnnplan.limits import Limits, TimeLimitReached
+
+    class StopAtTheSearch(Limits):  # the deadline passes once the search proper begins
+        def check(self, what):
+            if what.startswith("after 0 expansions"):
+                raise TimeLimitReached(f"time limit reached {what}")
+            super().check(what)
+
+    task = task_of("bw-p04")
+    if search is dual_gbfs:
+        model, initial_value = perfect("bw-p04")
+        policy = policy_rollout(task, model, max_steps=int(initial_value) - 1)
+    else:
+        model, initial_value = perfect_scorer("bw-p04")
+        policy = action_policy_rollout(task, model, max_steps=int(initial_value) - 1)
+    result = search(task, model, seed=policy, limits=StopAtTheSearch(60))
+    assert result.status is Status.TIMEOUT and "time limit reached after 0 expansions" in result.message
+    assert f"seeded with {len(policy.actions)} states of the policy's path" in result.note, result.note

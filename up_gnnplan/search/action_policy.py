@@ -224,6 +224,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, surprise_of, closed = {}, {}, set()  # surprise_of: a state's summed -log pi, for its children
+    note = ""
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
         symmetric = SearchSymmetry(task, inputs, symmetry)
@@ -258,7 +259,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")
             if progress.stalled:
                 return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
-                                    progress.note)
+                                    "; ".join(filter(None, [progress.note, note])))
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
             state = heapq.heappop(queue)[-1]
@@ -306,6 +307,6 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                     if ff is not None:  # the parent's FF value, the policy's preference breaking ties
                         heapq.heappush(queues[1], (h, priority + extra, next(tie), child))
     except LimitReached as error:
-        return stopped(error, [], 0.0, expanded, evaluated, limits)
+        return stopped(error, [], 0.0, expanded, evaluated, limits, note)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
                         exhausted(len(parents), symmetric, note))

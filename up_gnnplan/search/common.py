@@ -45,6 +45,9 @@ class SearchResult:
     # search seeded with this result (``seed=``) enters the path's states in its open lists at them.
     step_values: list = field(default_factory=list)
     step_kind: str = ""
+    # What a search stopped by a limit had done besides (seeded with a policy's path, FF left out), for
+    # the message its caller writes instead of the limit's (mode auto: the learned part's share spent).
+    note: str = ""
 
     @property
     def solved(self) -> bool:
@@ -173,10 +176,11 @@ def limits_of(limits: Limits | None, time_limit: float | None) -> Limits:
     return limits if limits is not None else Limits(time_limit)
 
 
-def stopped(error: LimitReached, actions, cost: float, expanded: int, evaluated: int, limits: Limits) -> SearchResult:
-    """Return the result of a search that a limit stopped."""
+def stopped(error: LimitReached, actions, cost: float, expanded: int, evaluated: int, limits: Limits,
+            note: str = "") -> SearchResult:
+    """Return the result of a search that a limit stopped (``note``: what it had done besides)."""
     status = Status.MEMOUT if isinstance(error, MemoryLimitReached) else Status.TIMEOUT
-    return SearchResult(status, actions, cost, expanded, evaluated, limits.deadline.elapsed(), str(error))
+    return SearchResult(status, actions, cost, expanded, evaluated, limits.deadline.elapsed(), str(error), note=note)
 
 
 def exhausted(states: int, symmetry, note: str = "") -> str:

@@ -92,6 +92,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
     limits = limits_of(limits, time_limit)
     expanded = evaluated = 0
     parents, closed = {}, set()
+    note = ""
     try:
         inputs = inputs or Inputs(task)
         symmetric = SearchSymmetry(task, inputs, symmetry)
@@ -132,7 +133,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                                     f"expansion limit of {max_expansions} reached")
             if progress.stalled:
                 return SearchResult(Status.GAVE_UP, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
-                                    progress.note)
+                                    "; ".join(filter(None, [progress.note, note])))
             queue = queues[turn % len(queues)] or next(q for q in queues if q)
             turn += 1
             *_, state_key, state = heapq.heappop(queue)
@@ -174,7 +175,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
                         if ff is not None:  # the parent's FF value, the learned value breaking ties
                             heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
     except LimitReached as error:
-        return stopped(error, [], 0.0, expanded, evaluated, limits)
+        return stopped(error, [], 0.0, expanded, evaluated, limits, note)
     return SearchResult(Status.UNSOLVABLE, [], 0.0, expanded, evaluated, limits.deadline.elapsed(),
                         exhausted(len(parents), symmetric, note))
 

@@ -213,7 +213,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
             limits.absorb(part)
             if result.status is Status.TIMEOUT and not limits.deadline.passed():
                 result.status = Status.GAVE_UP
-                result.message = f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent"
+                result.message = "; ".join(filter(None, [
+                    f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent", result.note]))
         if kwargs.get("course") is not None and kwargs["course"].note:
             job.say("info", f"{search.name}: {kwargs['course'].note}")
         _say_result(job, search.name, result, search.counts, began)
