@@ -52,6 +52,7 @@ def records(folder) -> dict:
     return {json.loads(line)["problem"]: json.loads(line) for line in lines}
 
 
+@pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
 def test_compare_on_ray_records_what_the_process_pool_records(ray_instance, suite, tmp_path):
     common = ["compare", "--engine", "gnnplan", "--suite", suite, "--timeout", 30, "--no-plots"]
     cli(*common, "-o", tmp_path / "pool", "--jobs", 2)

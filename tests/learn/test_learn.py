@@ -236,6 +236,7 @@ def test_ties_of_the_judge_are_broken_by_steps_or_by_the_error():
     assert score_key((0.2,), "error") == (0.2,)  # without judge problems: the error alone
 
 
+@pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
 def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_moved_folder(tmp_path):
     """Label on one machine (``--label-only``), train on another from a copy of the run folder."""
     import shutil
@@ -329,6 +330,7 @@ def test_sigterm_stops_the_run_as_ctrl_c_does_and_the_same_command_continues(tmp
     assert not output.exists()
 
 
+@pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
 def test_a_continued_run_keeps_its_head_and_batch(tmp_path):
     import shutil
 

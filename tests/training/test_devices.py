@@ -152,6 +152,7 @@ def test_a_batch_smaller_than_the_processes_is_refused(blocks, monkeypatch):
         train(blocks, tiny(batch_size=2))
 
 
+@pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
 def test_two_gloo_processes_train_as_one_process_on_the_same_global_batches(tmp_path):
     """`gnnplan train` under torchrun: 2 gloo processes, each with its share (4 and 3 states) of
     every global batch of 7, end with the weights, losses and validation errors of one process."""
