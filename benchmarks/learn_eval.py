@@ -14,8 +14,8 @@ The test sets are IPC 2023 ``testing/easy`` (30 tasks) and ``DOMAIN-scaled`` (fi
     OMP_NUM_THREADS=1 python -m benchmarks.learn_eval run transport --labels satisficing --runs learn -o /tmp/le-sat
     python -m benchmarks.learn_eval report -o /tmp/gnnplan-learn-eval      # the markdown table
 
-``delivery`` (``generated/``, :data:`UNSEEN`) is learnt from its 100 ``delivery-train`` problems and
-tested on the ten largest ``delivery-valid`` ones. The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
+The :data:`UNSEEN` domains of ``generated/`` (delivery, grid) are learnt from their 100 ``-train`` problems
+and tested on the ten largest ``-valid`` ones (Delivery also on :data:`DELIVERY_SCALED`). The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
 tuning here) are learnt from their ``train/`` problems and tested on their ``test/`` problems (2-4x
 larger), the learnt model beside LAMA-first. On every domain the WL-GOOSE peer
 (``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
@@ -36,12 +36,12 @@ from .standing import scaled_tests
 IPC = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
        "transport")
 PRACTICE = ("hiking", "elevators", "barman", "goldminer")  # learning-practice: no shipped model covers them
-# generated/ domains no shipped model covers and no session tuned for: learnt from their 100 `-train`
-# problems (up to 30 objects), tested on the ten largest `-valid` ones (72 objects).
+# generated/ domains no session tuned `learn` for: learnt from their 100 `-train` problems, tested on the
+# ten largest `-valid` ones (Delivery: up to 30 objects, then 72; Grid, keys and locks: up to 14, then 42-43).
 UNSEEN = {"delivery": [f"valid-{n}.pddl" for n in (9, 18, 27, 36, 45, 54, 63, 72, 81, 90)],
-          # Grid (keys and locks; training problems up to 14 objects, these 42-43): a hand-made value model
-          # ships for it, so the shipped model runs too.
           "grid": [f"valid-{n}.pddl" for n in range(55, 65)]}
+# Domains with a shipped model to run beside the learnt one (Grid's was made by hand before its `learn` one).
+WITH_SHIPPED = IPC + ("grid",)
 # ...and on five problems of its layout at 3.6-11x the largest training problem's 30 objects, written
 # here (no generator of it ships): a WIDTH x WIDTH grid, one truck, PACKAGES packages in random cells,
 # all bound for one random cell, as the `generated/` files are.
@@ -65,6 +65,11 @@ def _layout(domain: str) -> tuple[Path, Path, dict[str, list]]:
     scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
     return folder / "domain.pddl", folder / "training" / "easy", {
         "testing-easy": ["--suite", folder / "testing" / "easy"], "scaled": [scaled_domain, *scaled]}
+
+
+def _set_names(domain: str) -> tuple[str, ...]:
+    """The names of ``domain``'s test sets, as :func:`_layout` gives them (without writing any)."""
+    return ("testing-easy", "scaled") if domain in IPC else ("test", "scaled") if domain == "delivery" else ("test",)
 
 
 def _delivery_scaled(domain: Path, folder: Path = Path("/tmp/gnnplan-delivery-scaled")) -> list[Path]:
@@ -142,7 +147,7 @@ def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labe
     goose = _train_goose(work, work / "goose-train.log") if "goose" in only else None
     runs = [("learn", ["--engine", "gnnplan", "--engine", "fast-downward", "--model", model]),
             ("lama", ["--engine", "fast-downward"])]  # on the files: rows before 2026-11-27 13:40 ran through UP
-    if domain in IPC or domain == "grid":
+    if domain in WITH_SHIPPED:
         runs.append(("shipped", ["--engine", "gnnplan"]))
     if goose is not None:
         runs.append(("goose", ["--register", GOOSE_ENGINE, "--engine", "wl-goose",
@@ -204,14 +209,14 @@ def report(out: Path) -> str:
             continue
         record = _learn_record(work / "learn.onnx").get("learn", {})
         labelled = record.get("data", {}).get("labelled", {})
-        for name in ("testing-easy", "scaled") if domain in IPC else ("test", "scaled") if domain == "delivery" else ("test",):
+        for name in _set_names(domain):
             learn = _solved(work / f"{name}-learn" / "results.jsonl")
             shipped = _solved(work / f"{name}-shipped" / "results.jsonl")
             goose = _solved(work / f"{name}-goose" / "results.jsonl")
             lama = _solved(work / f"{name}-lama" / "results.jsonl") or learn  # on the files where it ran so
             tasks = _tasks(work / f"{name}-learn" / "results.jsonl")
             rows.append([domain, name, _gnnplan(learn, tasks),
-                         _gnnplan(shipped, tasks) if shipped else "not run" if domain in IPC or domain == "grid" else "none",
+                         _gnnplan(shipped, tasks) if shipped else "not run" if domain in WITH_SHIPPED else "none",
                          f"{lama.get('fast-downward', 0)}/{tasks}",
                          f"{goose['wl-goose']}/{tasks}" if goose else "not run",
                          f"{len(labelled)}/{record.get('problems', '?')}"])
