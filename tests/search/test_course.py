@@ -15,7 +15,8 @@ from up_gnnplan.limits import Limits
 from up_gnnplan.plugins.engine import GnnplanEngine
 from up_gnnplan.problems import Task
 from up_gnnplan.search import course as course_module
-from up_gnnplan.search.course import HOPELESS_FACTOR, HOPELESS_STEPS, HOPELESS_SURE_STEPS, MIN_STEPS, SAFETY, Course, step_limit
+from up_gnnplan.search.course import (CIRCLE_STEPS, CIRCLE_UNDONE, HOPELESS_FACTOR, HOPELESS_STEPS,
+                                      HOPELESS_SURE_STEPS, MIN_STEPS, SAFETY, Course, step_limit)
 
 needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
                               reason="the hand-off runs LAMA-first: needs up-fast-downward")
@@ -182,6 +183,9 @@ class Granting:
         return max_steps
 
     def hopeless(self, step, state):
+        return False
+
+    def circling(self, step, state):
         return False
 
     def observe(self, step, state):
@@ -392,3 +396,59 @@ def test_from_enough_steps_on_a_walk_that_needs_more_than_all_the_time_left_is_h
     late = Course(task, whole.share(0.5), whole, estimate=HOPELESS_SURE_STEPS + 15)
     assert hopeless_after(late, state, 1.0, step=HOPELESS_SURE_STEPS)
     assert "15 more steps" in late.verdict and "would take 15 s, more than the" in late.verdict
+
+
+class Holding:
+    """A state in which the goal literals ``which`` (indices into the course's) hold, and no other."""
+
+    def __init__(self, course: Course, which):
+        self.ids = {id(course.literals[i]) for i in which}
+
+    def literal_holds(self, literal) -> bool:
+        return id(literal) in self.ids
+
+
+def circles(course: Course, walk: list[set[int]]) -> int | None:
+    """Return the first step of ``walk`` (the goal literals holding after each step) at which the course
+    finds it going round in circles, or None."""
+    return next((step for step, which in enumerate(walk) if course.circling(step, Holding(course, which))), None)
+
+
+def test_a_walk_that_undoes_what_it_achieved_without_getting_closer_goes_round_in_circles(task):
+    course = Course(task, Limits(100).share(0.5), Limits(100))
+    assert course.total >= 3
+    # Achieves literals 0 and 1, then for ever undoes and redoes 1: never fewer left than after step 2.
+    walk = [set(), {0}, {0, 1}] + [{0} if step % 2 else {0, 1} for step in range(3, 400)]
+    at = circles(course, walk)
+    assert at == 2 + CIRCLE_STEPS  # by then it undid literal 1 about CIRCLE_STEPS / 2 times
+    assert course.verdict.startswith(f"going round in circles after {at} steps")
+    assert f"{course.total - 2} of {course.total} goal literals left (step 2)" in course.verdict
+    whole = Limits(100)
+    again = Course(task, whole.share(0.5), whole)
+    for step, which in enumerate(walk[:at]):
+        assert step_limit(again, step, Holding(again, which), 1000) == 1000
+    assert step_limit(again, at, Holding(again, walk[at]), 1000) == at  # stop now, and say why
+    assert course_module.limit_note(again, at) == again.verdict
+
+
+def test_undoing_goal_literals_the_walk_found_holding_is_no_circle(task):
+    """A Blocksworld walk first unstacks towers, undoing goal literals that held from the start."""
+    course = Course(task, Limits(100).share(0.5), Limits(100))
+    everything = set(range(course.total))
+    walk = [everything] * 5 + [set()] * 300  # undone once, never achieved by the walk
+    assert circles(course, walk) is None
+
+
+@pytest.mark.parametrize("undone", [CIRCLE_UNDONE - 1, CIRCLE_UNDONE])
+def test_a_walk_circles_only_after_enough_undone_literals(task, undone):
+    course = Course(task, Limits(100).share(0.5), Limits(100))
+    # One literal achieved, then undone and redone `undone` times early on, then the walk idles.
+    walk = [set(), {0}] + [set() if i % 2 == 0 else {0} for i in range(2 * undone)] + [{0}] * 2 * CIRCLE_STEPS
+    assert (circles(course, walk) is not None) is (undone >= CIRCLE_UNDONE)
+
+
+def test_getting_closer_to_the_goal_starts_the_count_again(task):
+    course = Course(task, Limits(100).share(0.5), Limits(100))
+    churn = [{0} if i % 2 else {0, 1} for i in range(CIRCLE_STEPS - 10)]
+    walk = [set(), {0}, {0, 1}] + churn + [{0, 1, 2}] + churn + [{0, 1, 2}] * 5
+    assert circles(course, walk) is None

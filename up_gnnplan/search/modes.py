@@ -220,7 +220,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
         _say_result(job, search.name, result, search.counts, began)
         if result.status is not Status.GAVE_UP:
             break
-        if kwargs.get("course") is not None and kwargs["course"].verdict:  # too slow: LAMA-first gets the rest
+        if kwargs.get("course") is not None and kwargs["course"].verdict:  # too slow or circling: LAMA-first gets the rest
             job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
             break
     return result
@@ -271,8 +271,9 @@ def _say_result(job: Job, name: str, result, counts: str, began: float, note: st
     from up_gnnplan.search import Status
 
     level = "error" if result.status is Status.MEMOUT else "info"
-    job.say(level, " ".join(part for part in (f"{name}: {result.status.value} after {result.expanded} {counts} in "
-                                              f"{time.perf_counter() - began:.1f} s", note, result.message) if part))
+    said = " ".join(filter(None, [f"{name}: {result.status.value} after {result.expanded} {counts} in "
+                                  f"{time.perf_counter() - began:.1f} s", note]))
+    job.say(level, f"{said}: {result.message}" if result.message else said)
 
 
 def _handoff(mode: Mode, params: dict, say) -> bool:
