@@ -310,7 +310,7 @@ class Hopeless(Course):
 
     def hopeless(self, step, state):
         if step >= HOPELESS_STEPS:
-            self.verdict = "too slow (a test's verdict)"
+            self.verdict, self.too_slow = "too slow (a test's verdict)", True
             return True
         return False
 
@@ -452,3 +452,24 @@ def test_getting_closer_to_the_goal_starts_the_count_again(task):
     churn = [{0} if i % 2 else {0, 1} for i in range(CIRCLE_STEPS - 10)]
     walk = [set(), {0}, {0, 1}] + churn + [{0, 1, 2}] + churn + [{0, 1, 2}] * 5
     assert circles(course, walk) is None
+
+
+class Circling(Course):
+    """A course that finds every walk going round in circles at its third step."""
+
+    def circling(self, step, state):
+        if step >= 3:
+            self.verdict = "going round in circles (a test's verdict)"
+            return True
+        return False
+
+
+@needs_fd
+def test_a_walk_going_round_in_circles_stops_and_the_learned_fallback_goes_on_from_its_path(task, monkeypatch):
+    monkeypatch.setattr(course_module, "Course", Circling)
+    result = GnnplanEngine().solve_task(task, timeout=60)
+    messages = [log.message for log in result.log_messages]
+    assert result.plan is not None
+    assert any(m.endswith("going round in circles (a test's verdict)") for m in messages), messages
+    assert "the learned fallback is skipped: the time left goes to LAMA-first" not in messages
+    assert any("seeded with 3 states of the policy's path" in m for m in messages), messages

@@ -253,7 +253,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
         known_ff, entered = enter_path(path, lambda state: state.get_index(), ff, parents, push,
                                        limits.deadline.remaining())
         note = seeded_note(entered, note, len(known_ff) if ff is not None else None)
-        progress = Progress(stall if ff is not None else None)
+        progress = Progress(stall if ff is not None else None, limits.deadline)
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")

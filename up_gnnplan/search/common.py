@@ -144,16 +144,26 @@ def seeded_note(entered: int, note: str, valued: int | None = None) -> str:
     return "; ".join(filter(None, [f"seeded with {entered} states of the policy's path{ff}" if entered else "", note]))
 
 
+# The fallback's pace is taken over its first expansions (the first one, with the session's warm-up,
+# not timed), then judged once: see Progress.
+PACE_EXPANSIONS = 16
+
+
 class Progress:
     """Whether a dual search still makes progress: a lower FF value among its expanded states
     within ``stall`` expansions (None or 0: never stalled), as LAMA judges its searches' progress.
 
     Mode auto's ``model+lama`` fallback hands the time left to LAMA-first once the learned search
-    stalls, instead of spending it where the model and FF no longer lead anywhere new.
+    stalls, instead of spending it where the model and FF no longer lead anywhere new. With the
+    ``deadline`` of its share, it also hands over a search too slow to be judged at all: one that at
+    the pace of its first :data:`PACE_EXPANSIONS` expansions could make fewer than ``stall`` in all
+    before its share runs out (medium Transport: 70 ms an expansion, a forward pass and FF on a
+    state of 97 objects, with 15 s of the share left; LAMA-first, given those seconds, solved it).
     """
 
-    def __init__(self, stall: int | None):
+    def __init__(self, stall: int | None, deadline: Deadline | None = None):
         self.stall, self.best, self.since = stall or None, float("inf"), 0
+        self.deadline, self.count, self.began, self.slow = deadline, 0, None, ""
 
     def expanded(self, h: float) -> None:
         """Count an expansion of a state of FF value ``h``."""
@@ -161,14 +171,30 @@ class Progress:
             self.best, self.since = h, 0
         else:
             self.since += 1
+        self.count += 1
+        if self.count == 1:
+            self.began = time.perf_counter()
+        elif self.count == PACE_EXPANSIONS + 1 and self.stall is not None and self.deadline is not None:
+            self._judge_pace()
+
+    def _judge_pace(self) -> None:
+        remaining = self.deadline.remaining()
+        if remaining is None:
+            return
+        pace = (time.perf_counter() - self.began) / PACE_EXPANSIONS
+        affordable = self.count + int(remaining / pace) if pace > 0 else self.stall
+        if affordable < self.stall:
+            self.slow = (f"too slow to search: at {1000 * pace:.0f} ms an expansion it could make {affordable} "
+                         f"in all in its share of the time ({remaining:.1f} s left), fewer than the {self.stall} "
+                         "without progress after which it would give up")
 
     @property
     def stalled(self) -> bool:
-        return self.stall is not None and self.since >= self.stall
+        return self.stall is not None and (self.since >= self.stall or bool(self.slow))
 
     @property
     def note(self) -> str:
-        return f"stalled: no lower FF value than {self.best:g} in {self.since} expansions"
+        return self.slow or f"stalled: no lower FF value than {self.best:g} in {self.since} expansions"
 
 
 def limits_of(limits: Limits | None, time_limit: float | None) -> Limits:

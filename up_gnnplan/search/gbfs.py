@@ -124,7 +124,7 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
 
         known_ff, entered = enter_path(path, key, ff, parents, push, limits.deadline.remaining())  # FF's, for expansion
         note = seeded_note(entered, note, len(known_ff) if ff is not None else None)
-        progress = Progress(stall if ff is not None else None)
+        progress = Progress(stall if ff is not None else None, limits.deadline)
         turn = 0
         while any(queues):
             limits.check(f"after {expanded} expansions ({len(parents):,} states generated)")

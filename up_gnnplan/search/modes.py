@@ -169,8 +169,9 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     """Run the learned ``searches`` in turn while each gives up; return the last one's result. With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
     is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`; a policy too slow to reach
-    the goal in time stops at once and the learned fallback is skipped), and the fallback search
-    gives up once it stalls (``handoff_stall``). Where a policy walks with a course and FF takes long to
+    the goal in time stops at once and the learned fallback is skipped; one going round in circles
+    stops at once), and the fallback search gives up once it stalls (``handoff_stall``), or at once
+    where its pace allows it fewer expansions than that in its share (:class:`~.common.Progress`). Where a policy walks with a course and FF takes long to
     ground, FF is grounded beside the walk (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate
     sets the step limit when it comes, and the fallback waits for the same trial."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
@@ -220,7 +221,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
         _say_result(job, search.name, result, search.counts, began)
         if result.status is not Status.GAVE_UP:
             break
-        if kwargs.get("course") is not None and kwargs["course"].verdict:  # too slow or circling: LAMA-first gets the rest
+        if kwargs.get("course") is not None and kwargs["course"].too_slow:  # hopeless: LAMA-first gets the rest
             job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
             break
     return result
