@@ -148,6 +148,10 @@ def test_where_ff_is_slow_a_long_path_gets_ff_values_for_some_of_its_states(monk
     monkeypatch.setattr(common, "SEED_FF_VALUES", 2)
     calls, known = entering(0.0)  # no time for FF: the floor of 2 values, the last state among them
     assert len(calls) == len(known) == 2 and path[-1][3].get_index() in known
+    monkeypatch.setattr(common, "SEED_FF_VALUES", 3)  # at least that many, however the path's length divides
+    calls, known = entering(0.0)
+    assert len(calls) == len(known) == 3 and path[-1][3].get_index() in known
+    monkeypatch.setattr(common, "SEED_FF_VALUES", 2)
     monkeypatch.setattr(common, "SEED_FF_SHARE", 0.0)
     seeded = dual_gbfs(task, value_fn, seed=policy, time_limit=60)
     assert seeded.solved and seeded.expanded <= 3 and seeded.cost == initial_value, seeded.message

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -104,19 +103,21 @@ def enter_path(path: list[tuple], key, ff, parents: dict, push, seconds: float |
     parent link in ``parents`` (by ``key``) and ``push(child_key, child, value, h)`` puts it in the
     open lists, the FF list only where ``h`` is not None. With ``ff`` and ``seconds`` (the search's
     time left), the states valued by FF are as many as :data:`SEED_FF_SHARE` of it allows at the
-    pace of the last state's value, and at least :data:`SEED_FF_VALUES` (every k-th state, counted
+    pace of the last state's value, and at least :data:`SEED_FF_VALUES` (evenly spaced, counted
     back from the last); the others are pushed with ``h`` None. Return the FF value of each valued
     state by key (0 for every state without ``ff``), for its expansion, and how many states were
     entered. Stops at a state met before (up to renaming: the rest of the path would not apply to
     the state stored under its key) or one FF proves a dead end (so is the rest of the path).
     """
-    known, parent_key, entered, stride, last_h = {}, None, 0, 1, None
+    known, parent_key, entered, last_h = {}, None, 0, None
+    valued = range(len(path))  # the positions of the states FF values
     if ff is not None and path:
         began = time.perf_counter()
         last_h = ff(path[-1][3])
         if seconds is not None:
             took = max(time.perf_counter() - began, 1e-6)
-            stride = math.ceil(len(path) / max(SEED_FF_VALUES, int(SEED_FF_SHARE * seconds / took), 1))
+            want = min(len(path), max(SEED_FF_VALUES, int(SEED_FF_SHARE * seconds / took), 1))
+            valued = {len(path) - 1 - k * len(path) // want for k in range(want)}  # evenly spaced, the last first
     for i, (parent, action, cost, child, value) in enumerate(path):
         parent_key = key(parent) if parent_key is None else parent_key
         child_key = key(child)
@@ -125,7 +126,7 @@ def enter_path(path: list[tuple], key, ff, parents: dict, push, seconds: float |
         h = None
         if ff is None:
             h = 0.0
-        elif (len(path) - 1 - i) % stride == 0:
+        elif i in valued:
             h = last_h if i == len(path) - 1 else ff(child)
             if h is None:
                 break
