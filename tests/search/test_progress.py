@@ -29,9 +29,10 @@ def clock(monkeypatch):
     return clock
 
 
-def expand(progress: Progress, clock: Clock, count: int, seconds_each: float, h: float = 5.0) -> None:
+def expand(progress: Progress, clock: Clock, count: int, seconds_each: float, h: float | None = 5.0) -> None:
+    """``count`` expansions of ``seconds_each``, of FF value ``h`` (None: lower at each, progress all along)."""
     for _ in range(count):
-        progress.expanded(h)
+        progress.expanded(-progress.count if h is None else h)
         clock.now += seconds_each
 
 
@@ -57,17 +58,26 @@ def test_a_search_too_slow_for_its_stall_limit_in_its_share_gives_up_once_its_pa
         assert "fewer than the 500 without progress" in progress.note
 
 
-def test_the_pace_is_judged_once_and_only_with_a_deadline_and_a_stall_limit(clock):
+def test_the_pace_is_judged_only_with_a_deadline_and_a_stall_limit(clock):
     unlimited = Progress(500, Deadline(None))
     no_share = Progress(500)
     no_stall = Progress(None, Deadline(15.0, start=clock.now))
     for progress in (unlimited, no_share, no_stall):
         expand(progress, clock, PACE_EXPANSIONS + 1, 0.07)
         assert not progress.stalled
-    late = Progress(500, Deadline(60.0, start=clock.now))
-    expand(late, clock, PACE_EXPANSIONS + 1, 0.01)  # fast at first: judged and kept
-    expand(late, clock, 100, 1.0)  # slower later: not judged again (the stall count still holds)
-    assert not late.stalled or late.note.startswith("stalled:")
+
+
+def test_a_steady_pace_keeps_its_verdict_as_the_share_runs_out_and_a_slower_one_is_handed_over(clock):
+    """At 20 ms an expansion a share of 15 s allows 750 expansions however far the search has got;
+    if it slows to 200 ms, the count it could make in all falls below 500 and it is handed over."""
+    steady = Progress(500, Deadline(15.0, start=clock.now))
+    expand(steady, clock, 700, 0.02, h=None)
+    assert not steady.stalled
+    slowing = Progress(500, Deadline(15.0, start=clock.now))
+    expand(slowing, clock, 100, 0.02, h=None)
+    assert not slowing.stalled
+    expand(slowing, clock, 30, 0.2, h=None)
+    assert slowing.stalled and slowing.note.startswith("too slow to search")
 
 
 @pytest.fixture(scope="module")

@@ -157,9 +157,11 @@ class Progress:
     Mode auto's ``model+lama`` fallback hands the time left to LAMA-first once the learned search
     stalls, instead of spending it where the model and FF no longer lead anywhere new. With the
     ``deadline`` of its share, it also hands over a search too slow to be judged at all: one that at
-    the pace of its first :data:`PACE_EXPANSIONS` expansions could make fewer than ``stall`` in all
-    before its share runs out (medium Transport: 70 ms an expansion, a forward pass and FF on a
-    state of 97 objects, with 15 s of the share left; LAMA-first, given those seconds, solved it).
+    its pace so far (judged from its :data:`PACE_EXPANSIONS` + 1st expansion on, at each) could make
+    fewer than ``stall`` in all before its share runs out (medium Transport: 46-70 ms an expansion, a
+    forward pass and FF on a state of 97 objects, with 15 s of the share left; LAMA-first, given
+    those seconds, solved it). At a steady pace the count it could make in all stays the same as the
+    share runs out; a search that slows down is handed over when it has.
     """
 
     def __init__(self, stall: int | None, deadline: Deadline | None = None):
@@ -175,14 +177,14 @@ class Progress:
         self.count += 1
         if self.count == 1:
             self.began = time.perf_counter()
-        elif self.count == PACE_EXPANSIONS + 1 and self.stall is not None and self.deadline is not None:
+        elif self.count > PACE_EXPANSIONS and self.stall is not None and self.deadline is not None and not self.slow:
             self._judge_pace()
 
     def _judge_pace(self) -> None:
         remaining = self.deadline.remaining()
         if remaining is None:
             return
-        pace = (time.perf_counter() - self.began) / PACE_EXPANSIONS
+        pace = (time.perf_counter() - self.began) / (self.count - 1)
         affordable = self.count + int(remaining / pace) if pace > 0 else self.stall
         if affordable < self.stall:
             self.slow = (f"too slow to search: at {1000 * pace:.0f} ms an expansion it could make {affordable} "
