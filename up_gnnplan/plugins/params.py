@@ -111,7 +111,8 @@ PARAMS = {
                            "for a model whose greedy policy solved none of its judge problems]."),
     "handoff_stall": Param(500, _integer(0), "an integer >= 0 (0: off)",
                            "With fallback model+lama: hand over to LAMA-first earlier, after this many expansions of "
-                           "the learned search without a lower FF value."),
+                           "the learned search without a lower FF value, or at once where at its pace the learned "
+                           "search could make fewer than this many in all in its share of the time."),
     "on_course": Param(True, _flag, "True or False",
                        "With fallback model+lama: a policy still on course when the learned part's share is spent, "
                        "or its step limit reached (one not given as max_steps), goes on where the pace of its later "
