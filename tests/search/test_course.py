@@ -305,6 +305,13 @@ def test_a_hopeless_walk_stops_at_once_and_says_why(task):
     assert course_module.limit_note(None, 500) == "step limit of 500 reached"
 
 
+def solved_with(course: type, task, monkeypatch):
+    """Solve ``task`` in mode auto with ``course`` as the walk's Course; return the result and its log messages."""
+    monkeypatch.setattr(course_module, "Course", course)
+    result = GnnplanEngine().solve_task(task, timeout=60)
+    return result, [log.message for log in result.log_messages]
+
+
 class Hopeless(Course):
     """A course that finds every walk hopeless at its first judged step."""
 
@@ -317,9 +324,7 @@ class Hopeless(Course):
 
 @needs_fd
 def test_mode_auto_hands_a_hopeless_walk_to_lama_first_without_the_learned_fallback(task, monkeypatch):
-    monkeypatch.setattr(course_module, "Course", Hopeless)
-    result = GnnplanEngine().solve_task(task, timeout=60)
-    messages = [log.message for log in result.log_messages]
+    result, messages = solved_with(Hopeless, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "lama-first"
     assert any(m.startswith(f"policy: gave-up after {HOPELESS_STEPS} steps") and m.endswith("too slow (a test's verdict)")
                for m in messages)
@@ -466,9 +471,7 @@ class Circling(Course):
 
 @needs_fd
 def test_a_walk_going_round_in_circles_stops_and_the_learned_fallback_goes_on_from_its_path(task, monkeypatch):
-    monkeypatch.setattr(course_module, "Course", Circling)
-    result = GnnplanEngine().solve_task(task, timeout=60)
-    messages = [log.message for log in result.log_messages]
+    result, messages = solved_with(Circling, task, monkeypatch)
     assert result.plan is not None
     assert any(m.endswith("going round in circles (a test's verdict)") for m in messages), messages
     assert "the learned fallback is skipped: the time left goes to LAMA-first" not in messages
