@@ -145,8 +145,8 @@ def seeded_note(entered: int, note: str, valued: int | None = None) -> str:
     return "; ".join(filter(None, [f"seeded with {entered} states of the policy's path{ff}" if entered else "", note]))
 
 
-# The fallback's pace is taken over its first expansions (the first one, with the session's warm-up,
-# not timed), then judged once: see Progress.
+# The fallback's pace is first judged after this many timed expansions (the first one, with the
+# session's warm-up, not timed), then at every expansion: see Progress.
 PACE_EXPANSIONS = 16
 
 

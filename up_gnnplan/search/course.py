@@ -108,6 +108,7 @@ class Course:
         # Going round in circles (:meth:`circling`): the goal literals the last state satisfied, those
         # the walk achieved, the fewest left so far and the step it was reached, the achieved ones undone since.
         self.holds: list[bool] | None = None
+        self.held = None  # the state ``holds`` is of
         self.achieved: set[int] = set()
         self.fewest, self.fewest_step, self.undone = len(self.literals) + 1, 0, 0
 
@@ -116,7 +117,10 @@ class Course:
         return self.value is not None or bool(self.literals)
 
     def left(self, state) -> int:
-        """Return how many of the goal's (non-static) literals ``state`` does not satisfy."""
+        """Return how many of the goal's (non-static) literals ``state`` does not satisfy (counted
+        once a step: :meth:`circling` has counted them where it saw this state)."""
+        if self.holds is not None and self.held is state:
+            return len(self.holds) - sum(self.holds)
         return sum(1 for literal in self.literals if not state.literal_holds(literal))
 
     def observe(self, step: int, state) -> None:
@@ -188,8 +192,8 @@ class Course:
                     self.achieved.add(i)
                 elif was and not now and i in self.achieved:
                     self.undone += 1
-        self.holds = holds
-        left = len(holds) - sum(holds)
+        self.holds, self.held = holds, state
+        left = self.left(state)
         if left < self.fewest:
             self.fewest, self.fewest_step, self.undone = left, step, 0
             return False

@@ -171,9 +171,10 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`; a policy too slow to reach
     the goal in time stops at once and the learned fallback is skipped; one going round in circles
     stops at once), and the fallback search gives up once it stalls (``handoff_stall``), or at once
-    where its pace allows it fewer expansions than that in its share (:class:`~.common.Progress`). Where a policy walks with a course and FF takes long to
-    ground, FF is grounded beside the walk (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate
-    sets the step limit when it comes, and the fallback waits for the same trial."""
+    where its pace allows it fewer expansions than that in its share (:class:`~.common.Progress`).
+    Where a policy walks with a course and FF takes long to ground, FF is grounded beside the walk
+    (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate sets the step limit when it comes,
+    and the fallback waits for the same trial."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
     from up_gnnplan.search.course import Course
 
