@@ -42,13 +42,20 @@ PRACTICE = ("hiking", "elevators", "barman", "goldminer")  # learning-practice: 
 UNSEEN = {"delivery": [f"valid-{n}.pddl" for n in (9, 18, 27, 36, 45, 54, 63, 72, 81, 90)],
           "grid": [f"valid-{n}.pddl" for n in range(55, 65)],
           "logistics": [f"valid-{n}.pddl" for n in (45, 46, 47, 48, 91, 92, 93, 94, 95, 96)]}
+# Domains whose shipped model was made by hand with `gnnplan train` before `learn` existed, learnt here from
+# small problems and tested on larger ones beside it: Visitall from GOOSE's 24 training problems (3x3 to 10x10
+# grids), tested on IPC 2014's largest (11x11 to 18x18) and GOOSE's three 11x11 ones; Blocks (IPC 2000, one
+# tower) from its 18 problems of 4-9 blocks, tested on its 17 of 10-17 blocks; Gripper from generated problems
+# of 2-10 balls (seed = balls), tested on `gripper-large` (15-150 balls, the standing set).
+CLASSIC = ("visitall", "blocks", "gripper")
+GRIPPER_TRAIN = range(2, 11)
 # Domains with a shipped model to run beside the learnt one (Grid's was made by hand before its `learn` one).
-WITH_SHIPPED = IPC + ("grid", "logistics")
+WITH_SHIPPED = IPC + ("grid", "logistics") + CLASSIC
 # ...and on five problems of its layout at 3.6-11x the largest training problem's 30 objects, written
 # here (no generator of it ships): a WIDTH x WIDTH grid, one truck, PACKAGES packages in random cells,
 # all bound for one random cell, as the `generated/` files are.
 DELIVERY_SCALED = ((10, 8), (12, 10), (14, 12), (16, 14), (18, 16))
-DOMAINS = IPC + PRACTICE + tuple(UNSEEN)
+DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC
 GOOSE_ENGINE = "benchmarks.goose.engine"
 
 
@@ -63,6 +70,8 @@ def _layout(domain: str) -> tuple[Path, Path, dict[str, list]]:
         if domain == "delivery":
             sets["scaled"] = _delivery_scaled(train / "domain.pddl")
         return train / "domain.pddl", train, sets
+    if domain in CLASSIC:
+        return _classic_layout(domain)
     folder = SHARED / "ipc2023-learning" / domain
     scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
     return folder / "domain.pddl", folder / "training" / "easy", {
@@ -72,6 +81,35 @@ def _layout(domain: str) -> tuple[Path, Path, dict[str, list]]:
 def _set_names(domain: str) -> tuple[str, ...]:
     """The names of ``domain``'s test sets, as :func:`_layout` gives them (without writing any)."""
     return ("testing-easy", "scaled") if domain in IPC else ("test", "scaled") if domain == "delivery" else ("test",)
+
+
+def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")) -> tuple[Path, Path, dict[str, list]]:
+    """:func:`_layout` of a :data:`CLASSIC` domain; its training folder written (once) under ``work``."""
+    from .common import DOMAINS as ZOO_SPECS, generate_splits, manifest
+
+    if domain == "visitall":
+        goose, ipc = SHARED / "goose-aaai24" / "visitall", SHARED / "ipc-classic" / "visitall-opt14-strips"
+        tests = [ipc / f"p-1-{n}.pddl" for n in range(11, 19)] + sorted((goose / "val").glob("*.pddl"))
+        return goose / "domain.pddl", goose / "train", {"test": [goose / "domain.pddl", *tests]}
+    train = work / f"{domain}-train"
+    if domain == "blocks":
+        folder = SHARED / "ipc-classic" / "blocks"
+        rows = manifest("ipc-classic/blocks")
+        if not (train / "domain.pddl").is_file():
+            train.mkdir(parents=True, exist_ok=True)
+            for objects, name, _ in rows:
+                if objects < 10:
+                    (train / name).write_text((folder / name).read_text())
+            (train / "domain.pddl").write_text((folder / "domain.pddl").read_text())
+        tests = [folder / name for objects, name, _ in rows if objects >= 10]
+        return train / "domain.pddl", train, {"test": [folder / "domain.pddl", *tests]}
+    from up_gnnplan.datasets.generators import generate  # gripper
+
+    if not (train / "domain.pddl").is_file():
+        for balls in GRIPPER_TRAIN:
+            generate("gripper", train, count=3, seed=balls, balls=balls)
+    large = generate_splits("gripper-large", ZOO_SPECS["gripper-large"])["test"]
+    return train / "domain.pddl", train, {"test": [large[0].parent / "domain.pddl", *large]}
 
 
 def _delivery_scaled(domain: Path, folder: Path = Path("/tmp/gnnplan-delivery-scaled")) -> list[Path]:
