@@ -378,3 +378,27 @@ def test_a_policy_that_solved_every_judge_problem_is_not_cut_at_ffs_estimate(rec
     if expected is not None:
         assert expected == TRUSTED_ASTRAY_FACTOR
         assert record["astray_factor_why"] == f"its greedy policy solved all {judges} judge problems"
+
+
+def test_a_value_head_alone_is_learnt_for_the_value_modes(tmp_path):
+    """``--head value``: a value model (no action head), its epochs judged by the greedy value policy and their
+    value error; the engine's value modes run it (a value model to ship beside an action model of the domain)."""
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import OneshotPlanner
+
+    _gripper(tmp_path / "train", [2, 3, 4, 5])
+    large = _gripper(tmp_path / "test", [7], seed=100)[0]
+    domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "value.onnx"
+    result = CliRunner().invoke(main, ["learn", str(domain), str(tmp_path / "train"), "-o", str(output),
+                                       "--timeout", "25", "--head", "value"])
+    assert result.exit_code == 0, result.output
+    assert "training rgnn (value)" in result.output and "action error" not in result.output
+    assert re.search(r"epoch 1: loss [\d.]+, value error [\d.]+, judge \d/\d", result.output), result.output
+    meta = _metadata(output)
+    assert meta["heads"]["outputs"] == ["value"] and not meta["heads"].get("action_kind")
+    assert meta["training_record"]["learn"]["recipe"]["head"] == "value"
+    problem = PDDLReader().parse_problem(str(domain), str(large))
+    with OneshotPlanner(name="gnnplan", params={"model": str(output), "mode": "gbfs"}) as planner:
+        solved = planner.solve(problem, timeout=60)
+    assert solved.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY), solved.log_messages

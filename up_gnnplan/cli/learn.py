@@ -8,6 +8,7 @@ import click
 
 from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, memory_option, renamed,
                                    stopped_by_sigterm, timeout_option)
+from up_gnnplan.learn.recipe import HEADS
 
 
 @click.command(cls=Command)
@@ -29,9 +30,10 @@ from up_gnnplan.cli.common import (EXIT_INTERRUPTED, MINUTES, Command, fail, mem
               help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Training states per step.  [default: 32 on a CPU, 256 on a GPU]")
-@click.option("--head", type=click.Choice(["logits", "logits+value"]), default=None,
-              help="The model's heads: a value head beside the action head (mode auto's value policy and GBFS on "
-                   "V), or the action head alone.  [default: logits]")
+@click.option("--head", type=click.Choice(HEADS), default=None,
+              help="The model's heads: the action head alone, a value head beside it (mode auto's value policy and "
+                   "GBFS on V), or a value head alone (modes policy and gbfs; a value model to keep beside an action "
+                   "model of the domain).  [default: logits]")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")

@@ -49,7 +49,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 HEAD = "logits"
-HEADS = ("logits", "logits+value")  # what gnnplan learn --head takes
+HEADS = ("logits", "logits+value", "value")  # what gnnplan learn --head takes; value: a value model (modes policy
+#                                            and gbfs), to ship beside an action model of the domain
 # An epoch should take about this share of the training time (at least 10 judged epochs).
 EPOCH_SHARE = 0.08
 # Training states per second assumed (logits+value R-GNN on one CPU thread): measured about 100 on Goldminer's
@@ -89,6 +90,13 @@ class Recipe:
     judge_ties: str = "steps"  # runs of an earlier version held none out, and broke the judge's ties by steps
     unknown_successors: str = "non-optimal"  # TrainConfig.unknown_successors; runs of an earlier version counted
     #                                          unlabelled successors' actions as non-optimal
+
+
+def error_name(head: str) -> str:
+    """What the per-epoch error of a model of ``head`` measures, as the run's lines name it: the share of
+    states whose best action is not optimal (an action head), or the mean absolute error of V (a value head
+    alone)."""
+    return "action error" if "logits" in head.split("+") else "value error"
 
 
 def held_out(labelled: list) -> list:

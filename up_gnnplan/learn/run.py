@@ -329,7 +329,7 @@ def _duration(seconds: float) -> str:
 
 def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     from up_gnnplan.datasets.store import Dataset
-    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, held_out
+    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, error_name, held_out
     from up_gnnplan.problems import load_task
     from up_gnnplan.training.devices import resolve_device
     from up_gnnplan.training.loop import train
@@ -369,7 +369,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     config = config_of(recipe, options.seed, options.device)
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     trained = len(labelled) - len(recipe.held_out)
-    checked_on = (f"the action error on {len(recipe.held_out)} labelled problem(s) held out "
+    error = error_name(recipe.head)
+    checked_on = (f"the {error} on {len(recipe.held_out)} labelled problem(s) held out "
                   f"({', '.join(recipe.held_out)})" if recipe.held_out else "the training error")
     say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {trained} problem(s) for "
         f"up to {_duration(seconds)} on {device}; epochs of {config.epoch_states} states "
@@ -378,7 +379,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         f"at most {config.policy_steps} steps each), then by {checked_on}")
     last = [0.0]
 
-    def on_epoch(epoch, loss, error, best, judge=None):
+    def on_epoch(epoch, loss, value, best, judge=None):
         now = time.perf_counter()
         if now - last[0] >= min(15.0, max(2.0, clock.budget / 60)):
             last[0] = now
@@ -387,8 +388,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
             else:
                 verdict = (f"judge {judge['solved']}/{judge['tasks']} ({judge['steps']} steps); chosen so far: "
                            f"epoch {judge['best_epoch']} (judge {judge['best_solved']}/{judge['tasks']}, "
-                           f"action error {best:.3f})")
-            say(f"  epoch {epoch}: loss {loss:.3f}, action error {error:.3f}, {verdict}; "
+                           f"{error} {best:.3f})")
+            say(f"  epoch {epoch}: loss {loss:.3f}, {error} {value:.3f}, {verdict}; "
                 f"{_duration(max(0.0, training_left()))} of training left")
 
     model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,
@@ -535,7 +536,9 @@ def _report(say, output, summary, config) -> None:
     say(f"  labels: {len(kinds)} training problem(s), {data['states']:,} states ({kinds.count('expanded')} expanded, "
         f"{kinds.count('optimal-plan')} along optimal plans, {kinds.count('satisficing-plan')} along LAMA-first's); "
         f"{len(data['skipped'])} skipped" + (f"; {len(data['held_out'])} held out of training" if data["held_out"] else ""))
-    held = (f"; action error {judge['held_out_error']:.3f} on the held-out problems"
+    from up_gnnplan.learn.recipe import error_name
+
+    held = (f"; {error_name(config.head)} {judge['held_out_error']:.3f} on the held-out problems"
             if judge.get("held_out_error") is not None else "")
     if judge["problems"]:
         say(f"  judge: the greedy policy of the chosen epoch ({judge['best_epoch']} of {judge['epochs']}) solved "
