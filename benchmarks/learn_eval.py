@@ -30,6 +30,8 @@ import argparse
 import json
 from pathlib import Path
 
+from up_gnnplan.learn.recipe import HEADS
+
 from .common import SHARED, table
 from .standing import scaled_tests
 
@@ -275,7 +277,7 @@ def main(argv=None):
     run.add_argument("--labels", choices=("optimal", "satisficing"), default="optimal",
                      help="gnnplan learn --labels")
     run.add_argument("--runs", default=",".join(RUNS), help=f"the compare runs, of {','.join(RUNS)}")
-    run.add_argument("--head", choices=("logits", "logits+value"), help="gnnplan learn --head (default: learn's)")
+    run.add_argument("--head", choices=HEADS, help="gnnplan learn --head (default: learn's)")
     run.add_argument("-o", "--output", type=Path, required=True)
     rep = sub.add_parser("report", help="print the markdown table of a run's folder")
     rep.add_argument("-o", "--output", type=Path, required=True)
