@@ -211,7 +211,7 @@ def test_solve_verbose_prints_the_engines_log_as_it_happens_on_stderr():
     assert result.stdout == quiet.stdout  # the plan alone
     log = [line for line in result.stderr.splitlines() if line.startswith("[")]
     assert any(" info: model blocks.onnx " in line for line in log), result.stderr
-    assert any(" info: policy: solved after " in line for line in log), result.stderr
+    assert any(" info: action-policy: solved after " in line for line in log), result.stderr
     seconds = [float(line[1:line.index(" s]")]) for line in log]
     assert seconds == sorted(seconds)  # each line stamped with the solve's clock
     assert "info:" not in quiet.stderr
