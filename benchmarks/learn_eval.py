@@ -48,8 +48,10 @@ UNSEEN = {"delivery": [f"valid-{n}.pddl" for n in (9, 18, 27, 36, 45, 54, 63, 72
 # small problems and tested on larger ones beside it: Visitall from GOOSE's 24 training problems (3x3 to 10x10
 # grids), tested on IPC 2014's largest (11x11 to 18x18) and GOOSE's three 11x11 ones; Blocks (IPC 2000, one
 # tower) from its 18 problems of 4-9 blocks, tested on its 17 of 10-17 blocks; Gripper from generated problems
-# of 2-10 balls (seed = balls), tested on `gripper-large` (15-150 balls, the standing set).
-CLASSIC = ("visitall", "blocks", "gripper")
+# of 2-10 balls (seed = balls), tested on `gripper-large` (15-150 balls, the standing set); the x/y domains of
+# Stahlberg, Bonet & Geffner (2024) and Vacuum from build_zoo's generated `train` and `larger` splits, tested on
+# its `test` split (benchmarks.common.DOMAINS: what their hand-made models were trained and measured on).
+CLASSIC = ("visitall", "blocks", "gripper", "navig-xy", "visitall-xy", "vacuum")
 GRIPPER_TRAIN = range(2, 11)
 # Domains with a shipped model to run beside the learnt one (Grid's was made by hand before its `learn` one).
 WITH_SHIPPED = IPC + ("grid", "logistics") + CLASSIC
@@ -61,8 +63,8 @@ DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC
 GOOSE_ENGINE = "benchmarks.goose.engine"
 
 
-def _layout(domain: str) -> tuple[Path, Path, dict[str, list]]:
-    """Return (domain file, training folder, {test set name: compare task arguments}) of ``domain``."""
+def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
+    """Return (domain file, training folder(s), {test set name: compare task arguments}) of ``domain``."""
     if domain in PRACTICE:
         folder = SHARED / "learning-practice" / domain
         return folder / "domain.pddl", folder / "train", {"test": ["--suite", folder / "test"]}
@@ -85,7 +87,7 @@ def _set_names(domain: str) -> tuple[str, ...]:
     return ("testing-easy", "scaled") if domain in IPC else ("test", "scaled") if domain == "delivery" else ("test",)
 
 
-def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")) -> tuple[Path, Path, dict[str, list]]:
+def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")) -> tuple[Path, Path | list[Path], dict[str, list]]:
     """:func:`_layout` of a :data:`CLASSIC` domain; its training folder written (once) under ``work``."""
     from .common import DOMAINS as ZOO_SPECS, generate_splits, manifest
 
@@ -105,6 +107,11 @@ def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")
             (train / "domain.pddl").write_text((folder / "domain.pddl").read_text())
         tests = [folder / name for objects, name, _ in rows if objects >= 10]
         return train / "domain.pddl", train, {"test": [folder / "domain.pddl", *tests]}
+    if domain in ("navig-xy", "visitall-xy", "vacuum"):
+        splits = generate_splits(domain, ZOO_SPECS[domain])
+        folder = splits["train"][0].parent
+        return folder / "domain.pddl", [folder, splits["larger"][0].parent], {
+            "test": [folder / "domain.pddl", *splits["test"]]}
     from up_gnnplan.datasets.generators import generate  # gripper
 
     if not (train / "domain.pddl").is_file():
@@ -181,7 +188,8 @@ def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labe
     model = work / "learn.onnx"
     if not model.is_file():
         print(f"{domain}: gnnplan learn --timeout {timeout:g}", flush=True)
-        _sh(["gnnplan", "learn", domain_file, training, "-o", model, "--timeout", timeout, "--labels", labels,
+        folders = training if isinstance(training, list) else [training]
+        _sh(["gnnplan", "learn", domain_file, *folders, "-o", model, "--timeout", timeout, "--labels", labels,
              *(["--head", head] if head else [])], work / "learn.log")
     if not model.is_file():
         print(f"{domain}: no model (see {work / 'learn.log'})", flush=True)
