@@ -125,3 +125,36 @@ def test_reexport_refusals(tmp_path):
     result = invoke("export", mismatched, "-o", tmp_path / "out.onnx")
     assert result.exit_code != 0 and "mismatched.onnx: its weights do not fit" in result.output
     assert not (tmp_path / "out.onnx").exists()
+
+
+@pytest.mark.parametrize("head", ["value", "logits+value"])
+def test_a_graph_exported_ahead_takes_the_trained_weights_and_gives_the_values_of_a_new_export(tmp_path, head):
+    """``gnnplan learn`` exports the untrained network before training and fills in the weights at the end
+    (``refill_onnx``): the file gives the values a new export of the trained model gives; a graph of another
+    network (other sizes) is refused, so that the caller exports anew."""
+    from up_gnnplan.datasets.build import build_dataset
+    from up_gnnplan.exporters.onnx_export import refill_onnx
+
+    data = build_dataset(example("gripper"), [example("gripper", "p01.pddl")])
+    config = TrainConfig(hidden=8, layers=2, head=head)
+    torch.manual_seed(1)
+    encoding, untrained = build(config, data.signature, data.action_signature, data.types)
+    graph = export_onnx(untrained, encoding, tmp_path / "graph.onnx", domain="gripper-strips",
+                        train_config=config.to_dict(), training_record={})
+    torch.manual_seed(2)
+    _, trained = build(config, data.signature, data.action_signature, data.types)  # other weights: "trained"
+    fresh = export_onnx(trained, encoding, tmp_path / "fresh.onnx", domain="gripper-strips",
+                        train_config=config.to_dict(), training_record={"epochs": 3})
+    filled = refill_onnx(graph, trained, encoding, tmp_path / "filled.onnx",
+                         metadata={"training_record": {"epochs": 3}, "train_config": config.to_dict()})
+    assert filled is not None
+    states = random_states(data.signature, 6, np.random.default_rng(0))
+    assert np.allclose(values(filled, states), values(fresh, states), atol=1e-5)
+    assert not np.allclose(values(graph, states), values(fresh, states), atol=1e-3)  # the weights did change
+    meta = {e.key: e.value for e in onnx.load(str(filled)).metadata_props}
+    assert json.loads(meta[model_format.PREFIX + "training_record"]) == {"epochs": 3}
+
+    other = TrainConfig(hidden=16, layers=2, head=head)
+    _, wider = build(other, data.signature, data.action_signature, data.types)
+    assert refill_onnx(graph, wider, encoding, tmp_path / "no.onnx", metadata={}) is None
+    assert not (tmp_path / "no.onnx").exists()

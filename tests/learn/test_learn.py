@@ -402,3 +402,18 @@ def test_a_value_head_alone_is_learnt_for_the_value_modes(tmp_path):
     with OneshotPlanner(name="gnnplan", params={"model": str(output), "mode": "gbfs"}) as planner:
         solved = planner.solve(problem, timeout=60)
     assert solved.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY), solved.log_messages
+
+
+def test_problems_of_two_folders_that_share_file_names_keep_apart(tmp_path):
+    """``learn DOMAIN a/ b/`` where both folders hold ``p0.pddl``: each problem gets a name of its own (its labels
+    file, its lines), ``a-p0`` and ``b-p0``, instead of the second overwriting the first's labels."""
+    from up_gnnplan.learn.inputs import check_problems, problem_files
+
+    for folder, balls in (("a", [2, 3]), ("b", [4, 5])):
+        for i, path in enumerate(_gripper(tmp_path / folder, balls)):
+            path.rename(path.with_name(f"p{i}.pddl"))
+    domain = tmp_path / "a" / "domain.pddl"
+    checked = check_problems(domain, problem_files(domain, [tmp_path / "a", tmp_path / "b"]))
+    assert [p.name for p in checked] == ["a-p0", "a-p1", "b-p0", "b-p1"]  # by size, as before
+    alone = check_problems(domain, problem_files(domain, [tmp_path / "a"]))
+    assert [p.name for p in alone] == ["p0", "p1"]  # the file's stem where it is unique

@@ -8,6 +8,7 @@ and nothing is written. The problems come back ordered by their number of object
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +28,23 @@ class ProblemFile:
 
     path: Path
     objects: int  # number of objects (the size problems are ordered and split by)
+    name: str = ""  # what the run calls it (its labels file, its lines): the file's stem, unless two share one
 
-    @property
-    def name(self) -> str:
-        return self.path.stem
+    def __post_init__(self):
+        self.name = self.name or self.path.stem
+
+
+def _unique_names(files: list[Path]) -> dict[Path, str]:
+    """Name each problem by its file's stem; problems of several folders that share a stem (``a/p01.pddl`` and
+    ``b/p01.pddl``) by their folder's name too (``a-p01``, ``b-p01``), numbered where even that repeats."""
+    stems = Counter(path.stem for path in files)
+    names = {path: path.stem if stems[path.stem] == 1 else f"{path.parent.name}-{path.stem}" for path in files}
+    counts, seen = Counter(names.values()), Counter()
+    for path, name in names.items():
+        if counts[name] > 1:
+            seen[name] += 1
+            names[path] = f"{name}-{seen[name]}"
+    return names
 
 
 def problem_files(domain: Path, given: list[str | Path]) -> list[Path]:
@@ -74,7 +88,7 @@ def check_problems(domain: Path, files: list[Path], note=None) -> list[ProblemFi
     if foreign:
         raise LearnInputError(f"{len(foreign)} problem(s) are of another domain than '{name}' ({domain}): "
                               + ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else ""))
-    checked, signature = [], None
+    checked, signature, names = [], None, _unique_names(files)
     for path in files:
         task = load_task(domain, path)  # raises UnsupportedFeatureError / ProblemLoadError with the file's name
         if signature is None:
@@ -82,10 +96,10 @@ def check_problems(domain: Path, files: list[Path], note=None) -> list[ProblemFi
         elif task.signature != signature:
             raise LearnInputError(f"{path}: its predicates differ from the other problems' "
                                   f"({task.signature.describe_difference(signature)})")
-        checked.append(ProblemFile(path, task.num_objects))
+        checked.append(ProblemFile(path, task.num_objects, names[path]))
         if note is not None:
             note(len(checked), len(files))
-    return sorted(checked, key=lambda p: (p.objects, p.path.name))
+    return sorted(checked, key=lambda p: (p.objects, p.name))
 
 
 def judge_split(problems: list[ProblemFile]) -> tuple[list[ProblemFile], list[ProblemFile]]:

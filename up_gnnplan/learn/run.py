@@ -29,6 +29,7 @@ from up_gnnplan.errors import GnnplanError
 from up_gnnplan.learn.inputs import LearnInputError, check_problems, judge_split, problem_files
 
 LABEL_SHARE = 0.30  # labelling takes at most this share of the budget
+GRAPH_FILE = "graph.onnx"  # in the run folder: the network exported untrained, before training (_graph_ahead)
 MIN_TRAIN_SECONDS = 3.0  # less than this for training is refused (no model could be chosen)
 MIN_BUDGET_SECONDS = 10.0  # below this the run is refused at once: start-up, loading and export alone take seconds
 MAX_STATES = 20_000  # expand a training problem fully up to this many states
@@ -195,7 +196,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     summary = _summary(options, run, clock, checked, labelled, judges, record)
     record["learn"] = summary
     record["command"] = options.command
-    _export(model, encoding, config, record, data.domain, output)
+    _export(model, encoding, config, record, data.domain, output, work / GRAPH_FILE)
     export_seconds = time.perf_counter() - start
     _add_phase(run, "export", export_seconds)
     summary["phases"] = {k: round(v, 1) for k, v in run.phases.items()}
@@ -367,6 +368,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     data = Dataset.load_all(path for name, path in labels.items() if name not in recipe.held_out)
     validation = Dataset.load_all(path for name, path in labels.items() if name in recipe.held_out)
     config = config_of(recipe, options.seed, options.device)
+    _graph_ahead(work / GRAPH_FILE, config, data, say)
+    seconds = training_left()
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     trained = len(labelled) - len(recipe.held_out)
     error = error_name(recipe.head)
@@ -467,13 +470,40 @@ def _trained_seconds(state_path: Path) -> float:
 
 # -- export and summary ------------------------------------------------------------------------
 
-def _export(model, encoding, config, record, domain_name, output: Path) -> None:
-    """Write the ONNX file under a temporary name, then rename it into place."""
+def _graph_ahead(path: Path, config, data, say) -> None:
+    """Export an untrained model of ``config`` to ``path`` before training (once per run folder), on the clock:
+    at the end its weights are filled in (:func:`~up_gnnplan.exporters.onnx_export.refill_onnx`), a fraction of a
+    second, where tracing and converting the network again took 2.4-7 s, the longer the busier the machine (a
+    21 s run overran by 2-3 s with two other jobs on two cores)."""
+    if path.is_file():
+        return
     from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.training.checkpoint import build
+
+    start = time.perf_counter()
+    encoding, model = build(config, data.signature, data.action_signature, data.types)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        export_onnx(model, encoding, partial, domain=data.domain, train_config=config.to_dict(), training_record={})
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    say(f"  the network's graph exported ahead in {time.perf_counter() - start:.1f} s (the end puts the weights in)")
+
+
+def _export(model, encoding, config, record, domain_name, output: Path, graph: Path | None = None) -> None:
+    """Write the ONNX file under a temporary name, then rename it into place: ``graph`` (:func:`_graph_ahead`)
+    with the model's weights, or, where that file is missing or gives other values, a new export."""
+    from up_gnnplan.exporters import export_onnx
+    from up_gnnplan.exporters.onnx_export import refill_onnx
 
     partial = output.with_name(f".{output.name}.partial")
     try:
-        export_onnx(model, encoding, partial, domain=domain_name, train_config=config.to_dict(), training_record=record)
+        filled = graph is not None and graph.is_file() and refill_onnx(
+            graph, model, encoding, partial, metadata={"training_record": record, "train_config": config.to_dict()})
+        if not filled:
+            export_onnx(model, encoding, partial, domain=domain_name, train_config=config.to_dict(),
+                        training_record=record)
         os.replace(partial, output)
     finally:
         partial.unlink(missing_ok=True)
