@@ -380,9 +380,11 @@ def test_a_policy_that_solved_every_judge_problem_is_not_cut_at_ffs_estimate(rec
         assert record["astray_factor_why"] == f"its greedy policy solved all {judges} judge problems"
 
 
-def test_a_value_head_alone_is_learnt_for_the_value_modes(tmp_path):
+def test_a_value_head_alone_is_learnt_for_the_value_modes_from_another_runs_labels(tmp_path):
     """``--head value``: a value model (no action head), its epochs judged by the greedy value policy and their
-    value error; the engine's value modes run it (a value model to ship beside an action model of the domain)."""
+    value error; the engine's value modes run it (a value model to ship beside an action model of the domain).
+    ``--labels-from`` starts it from another run's labels (here one stopped after labelling), without labelling
+    again, their labelling time counted."""
     from unified_planning.engines import PlanGenerationResultStatus as Status
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import OneshotPlanner
@@ -390,18 +392,35 @@ def test_a_value_head_alone_is_learnt_for_the_value_modes(tmp_path):
     _gripper(tmp_path / "train", [2, 3, 4, 5])
     large = _gripper(tmp_path / "test", [7], seed=100)[0]
     domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "value.onnx"
-    result = CliRunner().invoke(main, ["learn", str(domain), str(tmp_path / "train"), "-o", str(output),
-                                       "--timeout", "25", "--head", "value"])
+    args = [str(domain), str(tmp_path / "train"), "--timeout", "25"]
+    first = CliRunner().invoke(main, ["learn", *args, "-o", str(tmp_path / "actions.onnx"), "--label-only"])
+    assert first.exit_code == 0, first.output
+    source = tmp_path / "actions.onnx.learn"
+    labelled = json.loads((source / "run.json").read_text())
+
+    result = CliRunner().invoke(main, ["learn", *args, "-o", str(output), "--head", "value", "--seed", "1",
+                                       "--labels-from", str(source)])
     assert result.exit_code == 0, result.output
+    assert "taken from" in result.output and "\nlabelling " not in result.output
     assert "training rgnn (value)" in result.output and "action error" not in result.output
     assert re.search(r"epoch 1: loss [\d.]+, value error [\d.]+, judge \d/\d", result.output), result.output
     meta = _metadata(output)
     assert meta["heads"]["outputs"] == ["value"] and not meta["heads"].get("action_kind")
-    assert meta["training_record"]["learn"]["recipe"]["head"] == "value"
+    learnt = meta["training_record"]["learn"]
+    assert learnt["recipe"]["head"] == "value"
+    assert learnt["phases"]["labelling"] == pytest.approx(labelled["phases"]["labelling"], abs=0.05)
+    assert set(learnt["data"]["labelled"]) == {k for k, v in labelled["labels"].items() if v["status"] != "not-tried"}
     problem = PDDLReader().parse_problem(str(domain), str(large))
     with OneshotPlanner(name="gnnplan", params={"model": str(output), "mode": "gbfs"}) as planner:
         solved = planner.solve(problem, timeout=60)
     assert solved.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY), solved.log_messages
+
+    # Labels of other problems, or of a run still labelling, are refused before any work.
+    _gripper(tmp_path / "other", [2, 3])
+    other = CliRunner().invoke(main, ["learn", str(tmp_path / "other" / "domain.pddl"), str(tmp_path / "other"),
+                                      "-o", str(tmp_path / "o.onnx"), "--timeout", "25", "--labels-from", str(source)])
+    assert other.exit_code == 2 and "labelled other problems" in other.output, other.output
+    assert not (tmp_path / "o.onnx").exists()
 
 
 def test_problems_of_two_folders_that_share_file_names_keep_apart(tmp_path):

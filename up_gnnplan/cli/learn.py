@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -34,13 +35,17 @@ from up_gnnplan.learn.recipe import HEADS
               help="The model's heads: the action head alone, a value head beside it (mode auto's value policy and "
                    "GBFS on V), or a value head alone (modes policy and gbfs; a value model to keep beside an action "
                    "model of the domain).  [default: logits]")
+@click.option("--labels-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              metavar="RUN_FOLDER",
+              help="Start from the labels of another run of the same problems (its folder, OUTPUT.learn): another "
+                   "--head or --seed trained without labelling again; their labelling time counts against --timeout.")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
-def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, head, label_only,
-          memory_mb):
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, head, labels_from,
+          label_only, memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -61,6 +66,7 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
 
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only, head=head,
+                           labels_from=labels_from,
                            command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
     try:
         with stopped_by_sigterm():

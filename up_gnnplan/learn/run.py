@@ -67,6 +67,7 @@ class LearnOptions:
     batch_size: int | None = None  # states per step; None: the device's (recipe.CPU_BATCH, recipe.GPU_BATCH)
     label_only: bool = False  # stop after labelling; the same run continues (trains) later, here or elsewhere
     head: str | None = None  # the model's heads (recipe.HEADS); None: the recipe's (recipe.HEAD)
+    labels_from: Path | None = None  # a run folder of the same problems whose labels a new run starts from
 
 
 def choosing_reserve(budget: float, judges: int, head: str) -> float:
@@ -138,6 +139,8 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     work = Path(options.work_dir) if options.work_dir else output.with_name(output.name + ".learn")
     key = _run_key(domain, [p.path for p in checked], options.seed, options.labels)
     run, fresh = _open_run(work, key)
+    if options.labels_from is not None:
+        _take_labels(Path(options.labels_from), work, run, fresh, say)
     clock = _Clock(budget, run.spent, started)
     run.sessions += 1
     if not fresh:
@@ -600,6 +603,40 @@ def _run_key(domain: Path, problems: list[Path], seed: int, labels: str) -> dict
         return f"{path.name}:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
 
     return {"domain": named(domain), "problems": [named(p) for p in problems], "seed": seed, "labels": labels}
+
+
+def _take_labels(source: Path, work: Path, run: _Run, fresh: bool, say) -> None:
+    """Start the new run of ``work`` from the labels of the finished labelling in ``source`` (a run folder of the
+    same domain and problems, whatever its seed and heads): another head or seed trained on the same labels,
+    without labelling again. The seconds that labelling took count against this run's budget, as they would
+    have had it labelled them itself."""
+    if not fresh:
+        raise LearnError(f"--labels-from starts a new run, but {work} holds one already; remove it or give another "
+                         "--work-dir")
+    path = source / "run.json"
+    try:
+        other = _Run(**json.loads(path.read_text()))
+    except FileNotFoundError:
+        raise LearnError(f"--labels-from {source}: no run folder (no run.json in it)") from None
+    except (ValueError, TypeError) as error:
+        raise LearnError(f"{path}: not a readable run record ({error})") from None
+    if other.format != RUN_FORMAT or {k: v for k, v in other.key.items() if k != "seed"} != {
+            k: v for k, v in run.key.items() if k != "seed"}:
+        raise LearnError(f"--labels-from {source}: its run labelled other problems (or another domain file, or with "
+                         "other --labels)")
+    if not other.labels_done:
+        raise LearnError(f"--labels-from {source}: its labelling is not finished; run its command to finish it (add "
+                         "--label-only to stop after labelling)")
+    (work / "labels").mkdir(parents=True, exist_ok=True)
+    for label in (source / "labels").glob("*.npz"):
+        shutil.copyfile(label, work / "labels" / label.name)
+    phases = {k: v for k, v in other.phases.items() if k in ("checking", "labelling")}
+    run.labels, run.labels_done, run.phases = dict(other.labels), True, dict(phases)
+    run.spent = sum(phases.values())
+    _save_run(work, run)
+    labelled = sum(1 for s in run.labels.values() if s.get("status") in LABELLED)
+    say(f"labels of {labelled} problem(s) taken from {source}; their {run.spent:.0f} s of labelling count against "
+        "this run's time")
 
 
 def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
