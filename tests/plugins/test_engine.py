@@ -151,18 +151,21 @@ def test_sessions_are_reused_across_solves_until_the_file_changes(tmp_path):
 
 def test_astray_factor_bounds_the_policy_by_ffs_estimate():
     """With ``astray_factor`` the auto mode's policy gets FF's estimate of the initial state times the
-    factor plus 50 steps (reported in the log), and solves Blocksworld p04 as without it."""
+    factor plus 50 steps (reported in the log), and solves Blocksworld p04 as without it. (The value model:
+    a model whose ``learn`` judge trusted its policy records no limit, as the shipped ``blocks`` does.)"""
+    from up_gnnplan.models_zoo import zoo_dir
     from up_gnnplan.problems.loading import load_pddl
 
     problem = load_pddl(example("blocksworld", "domain.pddl"), example("blocksworld", "p04.pddl"))
-    result = GnnplanEngine(astray_factor=1).solve(problem, timeout=60)
+    model = str(zoo_dir() / "blocks-value.onnx")
+    result = GnnplanEngine(astray_factor=1, model=model).solve(problem, timeout=60)
     assert result.status == Status.SOLVED_SATISFICING
     limit = [m.message for m in result.log_messages if m.message.startswith("policy step limit")]
     assert len(limit) == 1 and "x FF's estimate" in limit[0], [m.message for m in result.log_messages]
-    default = GnnplanEngine().solve(problem, timeout=60)  # 4 by default
+    default = GnnplanEngine(model=model).solve(problem, timeout=60)  # 4 by default
     assert default.status == Status.SOLVED_SATISFICING
     assert any(m.message.startswith("policy step limit") and "4 x FF" in m.message for m in default.log_messages)
-    off = GnnplanEngine(astray_factor=0).solve(problem, timeout=60)
+    off = GnnplanEngine(astray_factor=0, model=model).solve(problem, timeout=60)
     assert off.status == Status.SOLVED_SATISFICING
     assert not any(m.message.startswith("policy step limit") for m in off.log_messages)
 

@@ -135,7 +135,11 @@ def test_mode_auto_gives_its_policy_a_course_only_with_the_hand_off(task, monkey
         part, whole, steps, kwargs = Recording.made[0]
         assert part is not whole and whole.deadline.seconds is not None
         assert steps == ("max_steps" not in params)  # a step limit the user gave is never extended
-        assert kwargs["value"] is not None  # the bundled Blocks model has a value head: its walk is judged by V
+        # A model with a value head has its walk judged by V, one without by the goal literals left.
+        from up_gnnplan.models_zoo import find_model
+        from up_gnnplan.runtime import OnnxValueFunction
+
+        assert (kwargs["value"] is not None) == OnnxValueFunction(find_model(task.signature)).has_value
 
 
 def test_the_on_course_param_is_checked():
@@ -326,8 +330,8 @@ class Hopeless(Course):
 def test_mode_auto_hands_a_hopeless_walk_to_lama_first_without_the_learned_fallback(task, monkeypatch):
     result, messages = solved_with(Hopeless, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "lama-first"
-    assert any(m.startswith(f"policy: gave-up after {HOPELESS_STEPS} steps") and m.endswith("too slow (a test's verdict)")
-               for m in messages)
+    assert any(m.startswith((f"policy: gave-up after {HOPELESS_STEPS} steps", f"action-policy: gave-up after {HOPELESS_STEPS} steps"))
+               and m.endswith("too slow (a test's verdict)") for m in messages)
     assert "the learned fallback is skipped: the time left goes to LAMA-first" in messages
     assert not any(m.startswith(("gbfs", "dual-gbfs")) for m in messages)
 
