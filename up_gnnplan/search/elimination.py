@@ -25,6 +25,10 @@ import time
 from dataclasses import dataclass
 
 CHECK_EVERY = 64  # positions tried between two looks at the clock
+# The shortcuts' time: a second plus a twentieth of the time elimination may take. Each plan state's
+# applicable actions are generated and applied; where states have very many (medium Childsnack: a
+# hundred thousand), the pass is given up as soon as its pace says it cannot finish in that time.
+SHORTCUT_SECONDS, SHORTCUT_SHARE = 1.0, 0.05
 
 
 @dataclass
@@ -115,7 +119,12 @@ def eliminate_actions(task, actions: list, deadline: float | None = None, cost: 
         original.note = f"action elimination left out: the plan has {why}"
         return original
     initial = frozenset(atom.get_index() for atom in initial_state.get_atoms(ignore_static=True, ignore_derived=True))
-    plan = list(actions)
+    plan, cut, shortened = _shortcuts(task, list(actions), _shortcut_deadline(deadline))
+    try:
+        compiled.update({a.get_index(): _Compiled(a, initial_state.literal_holds) for a in plan
+                         if a.get_index() not in compiled})
+    except _Unsupported:  # a shortcut's action of a kind the sets cannot simulate: the plan as it was
+        plan, cut = list(actions), 0
     prefix_state, i, tried, stopped = initial, 0, 0, False
     while i < len(plan):
         tried += 1
@@ -134,15 +143,73 @@ def eliminate_actions(task, actions: list, deadline: float | None = None, cost: 
             prefix_state = compiled[plan[i].get_index()].apply(prefix_state)
             i += 1
     if len(plan) == len(actions):
-        original.note = "action elimination: nothing to leave out" + (" (stopped by its time share)" if stopped else "")
+        original.note = "action elimination: nothing to leave out" + _stopped(shortened, stopped)
         return original
     reached, cost = _replay(task, plan)
+    shortcut = f", {cut} of them by shortcuts" if cut else ""
     if not reached:  # the sets disagree with pymimir: keep the plan that was found
         original.note = "action elimination left out: its shorter plan does not reach the goal in pymimir"
         return original
     return Elimination(plan, cost, len(actions) - len(plan),
-                       f"action elimination: {len(actions) - len(plan)} of {len(actions)} actions left out"
-                       + (" (stopped by its time share)" if stopped else ""))
+                       f"action elimination: {len(actions) - len(plan)} of {len(actions)} actions left out{shortcut}"
+                       + _stopped(shortened, stopped))
+
+
+def _stopped(shortcuts: bool, elimination: bool) -> str:
+    """What the time share stopped, for the note: nothing, the shortcuts or the greedy elimination."""
+    parts = [name for name, stopped in (("shortcuts", shortcuts), ("elimination", elimination)) if stopped]
+    return f" ({' and '.join(parts)} stopped by the time share)" if parts else ""
+
+
+def _shortcut_deadline(deadline: float | None) -> float:
+    """When the shortcuts must be done: :data:`SHORTCUT_SECONDS` plus :data:`SHORTCUT_SHARE` of the time to
+    ``deadline``, at most half of it (the rest is greedy elimination's)."""
+    now = time.perf_counter()
+    if deadline is None:
+        return now + SHORTCUT_SECONDS + 30.0 * SHORTCUT_SHARE
+    left = max(0.0, deadline - now)
+    return now + min(left / 2, SHORTCUT_SECONDS + SHORTCUT_SHARE * left)
+
+
+def _shortcuts(task, plan: list, deadline: float) -> tuple[list, int, bool]:
+    """Return (``plan`` with shortcuts taken, the actions they left out, whether ``deadline`` stopped the pass,
+    or its pace said it could not finish by then): where an action applicable in the
+    plan's i-th state leads straight to a state the plan reaches only later, at j > i + 1, and costs no more
+    than the actions from i to j, it replaces them (the furthest such state first). The states after it are
+    the plan's own, so the rest still applies and reaches the goal; a stretch that comes back to a state
+    the plan passed before is cut the same way.
+
+    Greedy elimination leaves out one action at a time and keeps it where a later one needs it: a satellite
+    turned to A and then from A to B, where it could turn to B at once, or a robot's detour round a grid,
+    whose moves each need the one before.
+    """
+    states, costs = [task.initial_state()], []
+    for action in plan:
+        state, cost = action.apply(states[-1], return_cost=True)
+        states.append(state)
+        costs.append(cost)
+    last = {state.get_index(): k for k, state in enumerate(states)}  # a state's last position on the plan
+    kept, i, tried, began = [], 0, 0, time.perf_counter()
+    while i < len(plan):
+        best, jump = i + 1, plan[i]
+        now = time.perf_counter()
+        if now > deadline or (i and now + (now - began) / i * (len(plan) - i) > deadline):  # or cannot finish
+            return kept + plan[i:], i - len(kept), True
+        applicable = list(states[i].generate_applicable_actions())
+        for action in applicable:
+            tried += 1
+            if tried % 256 == 0:  # past the deadline, or at this pace the pass cannot finish by it
+                now = time.perf_counter()
+                if now + (now - began) / tried * len(applicable) * (len(plan) - i) > deadline:
+                    shorter = kept + [jump] + plan[best:]
+                    return shorter, len(plan) - len(shorter), True
+            successor, cost = action.apply(states[i], return_cost=True)
+            j = last.get(successor.get_index(), -1)
+            if j > best and cost <= sum(costs[i:j]) + 1e-9:
+                best, jump = j, action
+        kept.append(jump)
+        i = best
+    return kept, len(plan) - len(kept), False
 
 
 def _replay(task, actions) -> tuple[bool, float]:
