@@ -133,8 +133,9 @@ PARAMS = {
                            "The fallback search starts with the states of the path the policy walked in its open "
                            "lists (the initial state stays open), so it goes on from the best of them."),
     "action_elimination": Param(True, _flag, "True or False",
-                                "Shorten the plan found by leaving out every action it does not need (greedy action "
-                                "elimination; at most half the time left), before validating it."),
+                                "Shorten the plan found, before validating it: one-step shortcuts to later states of "
+                                "the plan, then leaving out every action it does not need (greedy action elimination; "
+                                "at most half the time left)."),
     "symmetry": Param(True, _flag, "True or False",
                       "One successor per class of symmetric actions (actions that differ by interchangeable objects, "
                       "such as Spanner's spanners): the value policy values one, the searches keep one. Exact, and "
