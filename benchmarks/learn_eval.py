@@ -32,7 +32,8 @@ from pathlib import Path
 
 from up_gnnplan.learn.recipe import HEADS
 
-from .common import SHARED, table
+from .common import DOMAINS as ZOO_SPECS
+from .common import SHARED, generate_splits, manifest, table
 from .standing import scaled_tests
 
 IPC = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers", "satellite", "sokoban", "spanner",
@@ -89,8 +90,6 @@ def _set_names(domain: str) -> tuple[str, ...]:
 
 def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")) -> tuple[Path, Path | list[Path], dict[str, list]]:
     """:func:`_layout` of a :data:`CLASSIC` domain; its training folder written (once) under ``work``."""
-    from .common import DOMAINS as ZOO_SPECS, generate_splits, manifest
-
     if domain == "visitall":
         goose, ipc = SHARED / "goose-aaai24" / "visitall", SHARED / "ipc-classic" / "visitall-opt14-strips"
         tests = [ipc / f"p-1-{n}.pddl" for n in range(11, 19)] + sorted((goose / "val").glob("*.pddl"))

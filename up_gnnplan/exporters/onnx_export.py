@@ -60,10 +60,18 @@ def heads_signature(heads: dict) -> ActionSignature:
     return ActionSignature.from_json(heads["actions"])
 
 
-def _traced(model, encoding):
-    """Return (the module to trace, input names, example tensors, output names, heads metadata, layout) of ``model``."""
+def export_onnx(model, encoding, path, *, domain: str, train_config: dict, training_record: dict,
+                source: dict | None = None) -> Path:
+    """Write ``model`` to ``path`` as ONNX with dynamic axes and up-gnnplan metadata.
+
+    ``source`` records where the weights came from (a training checkpoint by default; see
+    :mod:`up_gnnplan.exporters.reexport` for files exported again from an earlier file).
+    """
+    import onnx
     import torch
 
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     names = encoding.input_names()
     states = example_states(encoding.signature)
     batch = encoding.encode(states)
@@ -84,22 +92,6 @@ def _traced(model, encoding):
     if hasattr(model, "exported"):  # the model's own form for export (the packed layout's)
         model = model.exported(encoding)
     tensors = tuple(torch.from_numpy(batch[name]) for name in names)
-    return model, names, tensors, outputs, heads, layout
-
-
-def export_onnx(model, encoding, path, *, domain: str, train_config: dict, training_record: dict,
-                source: dict | None = None) -> Path:
-    """Write ``model`` to ``path`` as ONNX with dynamic axes and up-gnnplan metadata.
-
-    ``source`` records where the weights came from (a training checkpoint by default; see
-    :mod:`up_gnnplan.exporters.reexport` for files exported again from an earlier file).
-    """
-    import onnx
-    import torch
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model, names, tensors, outputs, heads, layout = _traced(model, encoding)
     dynamic = {name: {0: f"{name}_0"} for name in names}
     dynamic.update({name: {0: f"{name}_0", 1: f"{name}_1"} for name in names if name.startswith("arity_")})
     if "edge_index" in dynamic:
@@ -141,46 +133,36 @@ def export_onnx(model, encoding, path, *, domain: str, train_config: dict, train
 def refill_onnx(graph, model, encoding, path, *, metadata: dict) -> Path | None:
     """Write ``model`` to ``path`` as the file ``graph``, exported earlier from a model of the same config and
     encoding, with ``model``'s weights in its initializers and the entries of ``metadata`` (``training_record``,
-    ``train_config``) in its metadata; return None (writing nothing) where the result's values differ from
-    ``model``'s own on the example batch, or onnxruntime is not installed.
+    ``train_config``) in its metadata; return None (leaving nothing at ``path``) where the result's values
+    differ from ``model``'s own (:func:`~up_gnnplan.exporters.parity.check_parity`), or onnxruntime is not
+    installed.
 
     Tracing and converting the 30 layers of an R-GNN takes seconds (2.4-7 s here, more the busier the machine);
     putting new weights into a file exported ahead of time takes a fraction of one, so that ``gnnplan learn``
     can export early, on the clock, and keep its budget when the machine is busy at the end.
     """
     import onnx
-    import torch
     from onnx import numpy_helper
 
-    try:
-        import onnxruntime as ort
-    except ImportError:
-        return None
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.exporters.parity import check_parity
+
     proto = onnx.load(str(graph))
-    traced, names, tensors, outputs, _, _ = _traced(model, encoding)
+    traced = model.exported(encoding) if hasattr(model, "exported") else model  # named as export_onnx traces it
     weights = {name: value.detach().cpu().numpy() for name, value in traced.state_dict().items()}
-    for index, initializer in enumerate(proto.graph.initializer):
+    for initializer in proto.graph.initializer:
         value = weights.get(initializer.name)
-        if value is None or tuple(value.shape) != tuple(initializer.dims):
-            continue
-        proto.graph.initializer[index].CopyFrom(numpy_helper.from_array(value.astype(np.float32, copy=False),
-                                                                        initializer.name))
+        if value is not None and tuple(value.shape) == tuple(initializer.dims):
+            initializer.CopyFrom(numpy_helper.from_array(value.astype(np.float32, copy=False), initializer.name))
     for entry in proto.metadata_props:
         key = entry.key[len(model_format.PREFIX):]
         if entry.key.startswith(model_format.PREFIX) and key in metadata:
             entry.value = json.dumps(metadata[key])
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    got = session.run(outputs, {name: tensor.numpy() for name, tensor in zip(names, tensors)})
-    traced.eval()
-    with torch.no_grad():
-        want = traced(*tensors)
-    want = [want] if isinstance(want, torch.Tensor) else list(want)
-    for ours, theirs in zip(got, want):
-        theirs = theirs.detach().cpu().numpy()
-        if ours.shape != theirs.shape or not np.allclose(ours, theirs, rtol=1e-3, atol=1e-4):
-            return None
     path = Path(path)
     onnx.save(proto, str(path))
+    try:
+        check_parity(model, encoding, path)
+    except (GnnplanError, ImportError):
+        path.unlink(missing_ok=True)
+        return None
     return path

@@ -29,6 +29,7 @@ CHECK_EVERY = 64  # positions tried between two looks at the clock
 # applicable actions are generated and applied; where states have very many (medium Childsnack: a
 # hundred thousand), the pass is given up as soon as its pace says it cannot finish in that time.
 SHORTCUT_SECONDS, SHORTCUT_SHARE = 1.0, 0.05
+UNBOUNDED_SECONDS = 30.0  # what the shortcuts reckon elimination has left when it has no deadline
 
 
 @dataclass
@@ -165,9 +166,7 @@ def _shortcut_deadline(deadline: float | None) -> float:
     """When the shortcuts must be done: :data:`SHORTCUT_SECONDS` plus :data:`SHORTCUT_SHARE` of the time to
     ``deadline``, at most half of it (the rest is greedy elimination's)."""
     now = time.perf_counter()
-    if deadline is None:
-        return now + SHORTCUT_SECONDS + 30.0 * SHORTCUT_SHARE
-    left = max(0.0, deadline - now)
+    left = UNBOUNDED_SECONDS if deadline is None else max(0.0, deadline - now)
     return now + min(left / 2, SHORTCUT_SECONDS + SHORTCUT_SHARE * left)
 
 
@@ -183,11 +182,11 @@ def _shortcuts(task, plan: list, deadline: float) -> tuple[list, int, bool]:
     turned to A and then from A to B, where it could turn to B at once, or a robot's detour round a grid,
     whose moves each need the one before.
     """
-    states, costs = [task.initial_state()], []
+    states, spent = [task.initial_state()], [0.0]  # spent[k]: the cost of the plan's first k actions
     for action in plan:
         state, cost = action.apply(states[-1], return_cost=True)
         states.append(state)
-        costs.append(cost)
+        spent.append(spent[-1] + cost)
     last = {state.get_index(): k for k, state in enumerate(states)}  # a state's last position on the plan
     kept, i, tried, began = [], 0, 0, time.perf_counter()
     while i < len(plan):
@@ -205,7 +204,7 @@ def _shortcuts(task, plan: list, deadline: float) -> tuple[list, int, bool]:
                     return shorter, len(plan) - len(shorter), True
             successor, cost = action.apply(states[i], return_cost=True)
             j = last.get(successor.get_index(), -1)
-            if j > best and cost <= sum(costs[i:j]) + 1e-9:
+            if j > best and cost <= spent[j] - spent[i] + 1e-9:
                 best, jump = j, action
         kept.append(jump)
         i = best
