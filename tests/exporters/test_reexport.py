@@ -133,7 +133,7 @@ def test_a_graph_exported_ahead_takes_the_trained_weights_and_gives_the_values_o
     (``refill_onnx``): the file gives the values a new export of the trained model gives; a graph of another
     network (other sizes) is refused, so that the caller exports anew."""
     from up_gnnplan.datasets.build import build_dataset
-    from up_gnnplan.exporters.onnx_export import refill_onnx
+    from up_gnnplan.exporters.refill import refill_onnx
 
     data = build_dataset(example("gripper"), [example("gripper", "p01.pddl")])
     config = TrainConfig(hidden=8, layers=2, head=head)

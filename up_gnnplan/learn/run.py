@@ -475,7 +475,7 @@ def _trained_seconds(state_path: Path) -> float:
 
 def _graph_ahead(path: Path, config, data, say) -> None:
     """Export an untrained model of ``config`` to ``path`` before training (once per run folder), on the clock:
-    at the end its weights are filled in (:func:`~up_gnnplan.exporters.onnx_export.refill_onnx`), a fraction of a
+    at the end its weights are filled in (:func:`~up_gnnplan.exporters.refill.refill_onnx`), a fraction of a
     second, where tracing and converting the network again took 2.4-7 s, the longer the busier the machine (a
     21 s run overran by 2-3 s with two other jobs on two cores)."""
     if path.is_file():
@@ -498,7 +498,7 @@ def _export(model, encoding, config, record, domain_name, output: Path, graph: P
     """Write the ONNX file under a temporary name, then rename it into place: ``graph`` (:func:`_graph_ahead`)
     with the model's weights, or, where that file is missing or gives other values, a new export."""
     from up_gnnplan.exporters import export_onnx
-    from up_gnnplan.exporters.onnx_export import refill_onnx
+    from up_gnnplan.exporters.refill import refill_onnx
 
     partial = output.with_name(f".{output.name}.partial")
     try:
