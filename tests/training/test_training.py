@@ -351,6 +351,34 @@ def test_policy_validation_chooses_the_epoch_that_solves_most_in_fewest_steps():
         assert 0 <= row[4] <= 2 and row[5] <= 2 * 40
 
 
+def test_settled_needs_every_judge_problem_no_error_and_the_same_steps_in_a_row():
+    from up_gnnplan.training.judging import settled
+
+    row = lambda epoch, error=0.0, solved=2, steps=30: [epoch, 1.0, 0.1, error, solved, steps]  # noqa: E731
+    curve = [row(1, 0.2), row(2), row(3), row(4)]
+    assert settled(curve, 2, 3) and not settled(curve, 2, 4) and not settled(curve, 2, 0)
+    assert settled([row(1, solved=1), row(2), row(3)], 2, 2) and not settled([row(1), row(2, solved=1), row(3)], 2, 2)
+    assert not settled([row(1), row(2, error=0.01), row(3)], 2, 3)  # an error left: a later epoch may err less
+    assert not settled([row(1), row(2, steps=28), row(3, steps=28)], 2, 3)  # the steps still change
+    assert not settled([row(1), row(2)], 3, 2)  # not every judge problem solved
+    assert not settled([[1, 1.0, 0.1, 0.0], [2, 1.0, 0.1, 0.0]], 1, 2)  # no judge
+
+
+def test_a_run_whose_judge_has_settled_stops_before_its_time(monkeypatch):
+    """Every epoch scores as the first (all judge problems, no error, the same steps): the run stops after
+    settle_epochs of them, keeps the first, and says why; without settle_epochs it trains on."""
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.training import loop
+
+    monkeypatch.setattr(loop, "epoch_score", lambda run, epoch: (-1, 12, 0.0))
+    data = blocksworld("p02.pddl")
+    tasks = [load_task(example("blocksworld"), example("blocksworld", "p03.pddl"))]
+    _, _, record = train(data, tiny(max_epochs=20, settle_epochs=3, epoch_states=16), validation_tasks=tasks)
+    assert record["epochs"] == 3 and record["best_epoch"] == 1 and record["settled"]["epoch"] == 3
+    _, _, record = train(data, tiny(max_epochs=5, epoch_states=16), validation_tasks=tasks)
+    assert record["epochs"] == 5 and "settled" not in record
+
+
 def test_cli_validation_problems_are_checked(tmp_path):
     from up_gnnplan.cli import main
 

@@ -551,7 +551,8 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                      if judged else {}),
                   "best_epoch": record.get("best_epoch"), "epochs": record.get("epochs"),
                   "ties": (run.recipe or {}).get("judge_ties", "steps"),
-                  "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None},
+                  "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None,
+                  **({"settled": record["settled"]["epoch"]} if record.get("settled") else {})},
         "recipe": run.recipe,
         "handoff_share": record.get("handoff_share"),
         "astray_factor": record.get("astray_factor"),
@@ -577,6 +578,10 @@ def _report(say, output, summary, config) -> None:
         say(f"  judge: the greedy policy of the chosen epoch ({judge['best_epoch']} of {judge['epochs']}) solved "
             f"{judge.get('solved', 0)}/{len(judge['problems'])} held-back problems ({', '.join(judge['problems'])}) in "
             f"{judge.get('steps', 0)} steps (failures count {judge.get('step_limit')}){held}")
+        if judge.get("settled"):
+            say(f"  training stopped after epoch {judge['settled']}, before its time: the judge had settled (the last "
+                f"{config.settle_epochs} epochs solved every judge problem, with no {error_name(config.head)} on the "
+                "held-out problems and the same steps)")
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")

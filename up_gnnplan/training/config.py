@@ -46,6 +46,8 @@ class TrainConfig:
     #                           so that large datasets are still evaluated, and the best model kept, every ~20 s
     max_seconds: float = 300.0  # wall-clock budget of the whole run
     patience: int = 30  # epochs without a better validation error before stopping
+    settle_epochs: int = 0  # with validation problems: stop once this many epochs in a row solved all of them, with
+    #                         no validation error and the same steps (up_gnnplan.training.judging.settled); 0: off
     validation_fraction: float = 0.2  # share of problems (or states, with one problem) held out
     validation_states: int = 2000  # validation error per epoch on at most this many held-out states
     policy_steps: int = 150  # step limit of the greedy policy on validation problems (train(validation_tasks=...));

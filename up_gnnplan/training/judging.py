@@ -52,6 +52,18 @@ def score_key(score: tuple, ties: str = "steps") -> tuple:
     return tuple(score)
 
 
+def settled(curve: list, judges: int, epochs: int) -> bool:
+    """Whether the judge has settled: the last ``epochs`` rows of ``curve`` (:func:`~up_gnnplan.training.loop.train`'s
+    ``[epoch, seconds, loss, validation error, solved, steps]``) each solved all ``judges`` judge problems, with
+    no validation error and the same steps. No later epoch can then solve more or err less, and the steps of
+    the judge's runs had stopped changing: ``gnnplan learn``'s Gripper and Vacuum runs chose their first epoch
+    and trained 30 and 44 more that all scored the same. ``epochs`` 0: never."""
+    if epochs <= 0 or judges <= 0 or len(curve) < epochs:
+        return False
+    last = curve[-epochs:]
+    return all(len(row) == 6 and row[4] == judges and row[3] == 0 and row[5] == last[0][5] for row in last)
+
+
 def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value: bool = False) -> tuple[int, int]:
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 

@@ -30,7 +30,7 @@ from up_gnnplan.training.config import TrainConfig
 from up_gnnplan.training.data import ValueCoveringSampler, curriculum_order, split
 from up_gnnplan.training.devices import autocast, resolve_device
 from up_gnnplan.training.distributed import ProcessGroup
-from up_gnnplan.training.judging import epoch_score, policy_validation, score_key  # noqa: F401  (policy_validation re-exported)
+from up_gnnplan.training.judging import epoch_score, policy_validation, score_key, settled  # noqa: F401  (policy_validation re-exported)
 from up_gnnplan.training.objectives import ActionObjective, ValueObjective, predict  # noqa: F401  (predict re-exported)
 from up_gnnplan.training.ranking import RANK_LOSSES, RankingObjective, VariantRankingObjective
 from up_gnnplan.training.record import run_record, take_snapshots
@@ -171,7 +171,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
                                f"and building the model took {run.budget.elapsed():.1f} s; give more time")
     for epoch in range(progress.epoch + 1, config.max_epochs + 1):
         # A continued run that had ended stays ended unless its budget was raised.
-        if progress.epoch and (progress.epoch - run.best.epoch >= config.patience or run.out_of_time()):
+        if progress.epoch and (progress.epoch - run.best.epoch >= config.patience or progress.settled
+                               or run.out_of_time()):
             break
         # Train: one epoch's batches, each process on its share of each.
         model.train()
@@ -218,6 +219,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             run.best = Chosen(score, epoch, copy.deepcopy(model.state_dict()))
         progress.curve.append(row)  # [epoch, seconds, mean training loss, validation error(, solved, steps)]
         progress.epoch, progress.seconds = epoch, time.perf_counter() - run.start
+        if validation_tasks and settled(progress.curve, len(validation_tasks), config.settle_epochs):
+            progress.settled = epoch
         # Report, take the snapshots due, and save the run's state.
         if group.is_main:
             if on_epoch is not None:
@@ -227,7 +230,7 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             model.load_state_dict(live)  # training goes on from the last step's weights
         if group.is_main and state_path is not None:
             _save(run, state_path, digests)
-        if epoch - run.best.epoch >= config.patience or run.out_of_time():
+        if epoch - run.best.epoch >= config.patience or progress.settled or run.out_of_time():
             break
     # Finish: the best weights, on the CPU, and (on rank 0) the record, within what the budget left.
     progress.seconds = time.perf_counter() - run.start

@@ -37,6 +37,10 @@ def run_record(run: TrainingRun, model, chosen: Chosen, progress: Progress, rese
             record["policy_validation"]["stopped_by_time_limit"] = (
                 "the deadline of --timeout stopped this epoch's judge: the problems it did not finish count as "
                 "unsolved")
+    if progress.settled:
+        record["settled"] = {"epoch": progress.settled, "epochs": run.config.settle_epochs,
+                             "why": f"the last {run.config.settle_epochs} epochs solved every judge problem, with no "
+                                    "validation error and the same steps: training stopped before its time limit"}
     record["train_states_per_second"] = round(progress.steps * config.batch_size / max(progress.train_seconds, 1e-9), 1)
     record["states_trained"] = progress.steps * config.batch_size
     record["sessions"] = progress.sessions  # [first epoch, seconds at its start] of each session of the run

@@ -34,7 +34,7 @@ from up_gnnplan.errors import GnnplanError
 FORMAT = "up-gnnplan-training-state"
 VERSION = 1
 # Fields of the config that may change between a run and its continuation: the budget and where it runs.
-BUDGET_FIELDS = frozenset({"max_seconds", "max_epochs", "patience", "threads", "device"})
+BUDGET_FIELDS = frozenset({"max_seconds", "max_epochs", "patience", "settle_epochs", "threads", "device"})
 
 
 def data_digest(dataset, validation=None) -> str:
@@ -99,6 +99,7 @@ class Progress:
     judged_in_part: list = field(default_factory=list)  # epochs whose judge the deadline of max_seconds stopped
     skipped_steps: int = 0  # optimisation steps not taken: their loss or gradient was not finite
     restarts: list = field(default_factory=list)  # epochs after which the best weights came back at half the rate
+    settled: int = 0  # the epoch after which the judge had settled (TrainConfig.settle_epochs) and training stopped
 
 
 def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng,
