@@ -55,6 +55,7 @@ def main() -> None:
         sys.exit(EXIT_MISSING_EXTRA)
 
     from up_gnnplan.datasets.generators import generate
+    from up_gnnplan.errors import GnnplanError
     from up_gnnplan.learn import LearnOptions, learn
 
     with tempfile.TemporaryDirectory() as workdir:
@@ -63,8 +64,11 @@ def main() -> None:
             generate("gripper", work / "train", count=2, seed=balls, balls=balls)
         model = work / "gripper.onnx"
         start = time.perf_counter()
-        summary = learn(work / "train" / "domain.pddl", [work / "train"], model,
-                        LearnOptions(minutes=args.seconds / 60, seed=0), say=print)
+        try:
+            summary = learn(work / "train" / "domain.pddl", [work / "train"], model,
+                            LearnOptions(minutes=args.seconds / 60, seed=0), say=print)
+        except GnnplanError as error:  # a budget too small, say: the reason, without a traceback
+            sys.exit(f"error: {error}")
         judge = summary["judge"]
         print(f"learned {model.name} in {time.perf_counter() - start:.0f} s: {summary['data']['states']:,} states "
               f"labelled; the chosen epoch's policy solved {judge.get('solved', 0)}/{len(judge['problems'])} "

@@ -65,7 +65,7 @@ def test_a_finished_job_leaves_no_process_behind(tmp_path, orphan):
 def test_a_job_killed_at_its_limit_takes_its_searches_with_it(tmp_path):
     pid_file = str(tmp_path / "pid")
     with make_executor("local", 1) as executor:
-        (outcome,) = list(executor.run([Job("hang", f"{__name__}:spawn_and_hang", (pid_file,), timeout=10)],
+        (outcome,) = list(executor.run([Job("hang", f"{__name__}:spawn_and_hang", (pid_file,), timeout=5)],
                                        preload=[__name__]))
     assert outcome.status == "timeout", outcome
     assert _gone_soon(int(Path(pid_file).read_text())), "the killed job's search outlived it"

@@ -53,7 +53,7 @@ def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
     problem = generate("gripper", tmp_path, count=1, seed=0, balls=40)[0]
     output = tmp_path / "labels.npz"
     domain = str(tmp_path / "domain.pddl")
-    summary = label_one(domain, str(problem), 12.0, 2000, str(output), "satisficing")
+    summary = label_one(domain, str(problem), 8.0, 2000, str(output), "satisficing")
     assert summary["status"] == "satisficing-plan", summary
     assert summary["plan_length"] >= 119  # 40 balls: at least pick, move, drop each... (V* is 119)
     data = Dataset.load(output)
@@ -66,8 +66,33 @@ def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
     kept = objective.select(data, np.arange(len(data.value)))
     assert len(kept) >= summary["plan_length"]  # every state before the goal has its plan action as a target
 
-    refused = label_one(domain, str(problem), 12.0, 2000, str(tmp_path / "none.npz"), "optimal")
+    refused = label_one(domain, str(problem), 4.0, 2000, str(tmp_path / "none.npz"), "optimal")
     assert refused["status"] == "too-large" and not (tmp_path / "none.npz").exists()
     # Once LM-cut has failed on several problems in a row, the labelling stage asks for LAMA-first at once.
-    direct = label_one(domain, str(problem), 12.0, 2000, str(tmp_path / "direct.npz"), "lama-first")
+    direct = label_one(domain, str(problem), 8.0, 2000, str(tmp_path / "direct.npz"), "lama-first")
     assert direct["status"] == "satisficing-plan" and direct["seconds"] < summary["seconds"], (direct, summary)
+
+
+@needs_fd
+@pytest.mark.parametrize("problem", ["p06.pddl"])
+def test_where_lm_cut_refuses_conditional_effects_a_star_with_hmax_gives_the_optimal_plan(problem):
+    """Briefcase moves what the case holds by a conditional effect under a forall: Fast Downward's LM-cut
+    refuses it (exit code 34), and A* with h^max gives the plan, of the optimal length, in its place."""
+    from pathlib import Path
+
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.learn.labels import optimal_fallback
+    from up_gnnplan.limits import Limits
+    from up_gnnplan.search.lama import UnsupportedTask, fast_downward
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "briefcase"
+    task = load_task(folder / "domain.pddl", folder / problem)
+    with pytest.raises(UnsupportedTask, match="A\\* with LM-cut does not support this task"):
+        fast_downward(task, Limits(30.0), "seq-opt-lmcut")
+    assert issubclass(UnsupportedTask, GnnplanError) and optimal_fallback(task) == "seq-opt-hmax"
+    status, plan = fast_downward_plan(task, 30.0)
+    assert status == "solved" and len(plan) == expand(task).initial_value
+    state = task.initial_state()
+    for action in plan:
+        state = action.apply(state)
+    assert is_goal(task, state)

@@ -132,6 +132,34 @@ def test_budget_too_small_is_refused(tmp_path):
              "--timeout 0.06 s", "too small")
 
 
+@pytest.mark.parametrize("where", ["graph", "first epoch"])
+def test_time_that_reading_and_building_take_is_refused_as_a_budget_too_small(tmp_path, monkeypatch, where):
+    """Labelling left enough to train, then exporting the graph ahead, or building the model before the first
+    epoch, took it (a busier machine than the estimate): the same one-line refusal, not a traceback."""
+    from up_gnnplan.learn import run
+    from up_gnnplan.limits import TimeLimitReached
+    from up_gnnplan.training import loop
+
+    if where == "graph":
+        # The export takes what was left: the time left after it is short of the export's own reserve.
+        monkeypatch.setattr(run, "_graph_ahead", lambda path, config, data, say: monkeypatch.setattr(
+            run, "export_reserve", lambda budget: 1e6))
+    else:
+        def late(*args, **kwargs):
+            raise TimeLimitReached("--timeout 1.3 ran out before the first epoch")
+        monkeypatch.setattr(loop, "train", late)
+    _gripper(tmp_path, [2, 3])
+    output = tmp_path / "m.onnx"
+    result = CliRunner().invoke(main, ["learn", str(tmp_path / "domain.pddl"), str(tmp_path), "-o", str(output),
+                                       "--timeout", "12"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    line, = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert "--timeout 12 s" in line and "too little to train at all" in line, line
+    # No model, nothing half-written; the labels stay for the same command with a longer --timeout.
+    assert not output.exists() and not list(tmp_path.glob(".*.partial"))
+    assert f"the labels are kept in {output}.learn" in line and list((tmp_path / "m.onnx.learn" / "labels").glob("*.npz"))
+
+
 def test_no_solvable_problem_is_refused(tmp_path):
     domain = tmp_path / "domain.pddl"
     domain.write_text("(define (domain locked) (:requirements :strips) (:predicates (open) (inside) (key))"
@@ -392,7 +420,7 @@ def test_a_value_head_alone_is_learnt_for_the_value_modes_from_another_runs_labe
     _gripper(tmp_path / "train", [2, 3, 4, 5])
     large = _gripper(tmp_path / "test", [7], seed=100)[0]
     domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "value.onnx"
-    args = [str(domain), str(tmp_path / "train"), "--timeout", "25"]
+    args = [str(domain), str(tmp_path / "train"), "--timeout", "15"]
     first = CliRunner().invoke(main, ["learn", *args, "-o", str(tmp_path / "actions.onnx"), "--label-only"])
     assert first.exit_code == 0, first.output
     source = tmp_path / "actions.onnx.learn"

@@ -107,7 +107,7 @@ def test_action_head_needs_an_object_node_architecture(gripper_data):
 @pytest.fixture(scope="module")
 def trained(gripper_data):
     """A small logits+value model fit on both Gripper examples (seconds)."""
-    config = TrainConfig(head="logits+value", hidden=16, layers=6, lr=3e-3, max_seconds=40, max_epochs=120,
+    config = TrainConfig(head="logits+value", hidden=16, layers=6, lr=3e-3, max_seconds=40, max_epochs=40,
                          epoch_states=256, validation_fraction=0.0, patience=120)
     model, encoding, record = train(gripper_data, config)
     return model, encoding, record, config

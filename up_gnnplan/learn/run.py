@@ -27,6 +27,7 @@ from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError
 from up_gnnplan.learn.inputs import LearnInputError, check_problems, judge_split, problem_files
+from up_gnnplan.limits import TimeLimitReached
 
 LABEL_SHARE = 0.30  # labelling takes at most this share of the budget
 GRAPH_FILE = "graph.onnx"  # in the run folder: the network exported untrained, before training (_graph_ahead)
@@ -355,7 +356,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     if seconds < MIN_TRAIN_SECONDS:
         raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
                          f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give a longer "
-                         "--timeout")
+                         f"--timeout (the labels are kept in {work}: the same command goes on from them)")
     if run.recipe is None:
         summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=device.type == "cuda",
@@ -373,6 +374,11 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     config = config_of(recipe, options.seed, options.device)
     _graph_ahead(work / GRAPH_FILE, config, data, say)
     seconds = training_left()
+    if seconds < MIN_TRAIN_SECONDS:  # reading the labels and exporting the graph took what labelling had left
+        raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
+                         f"{clock.spent():.0f} s of checking, labelling, reading the labels and exporting the "
+                         f"network's graph: too little to train at all; give a longer --timeout (the labels are kept "
+                         f"in {work}: the same command goes on from them)")
     config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
     trained = len(labelled) - len(recipe.held_out)
     error = error_name(recipe.head)
@@ -398,8 +404,13 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
             say(f"  epoch {epoch}: loss {loss:.3f}, {error} {value:.3f}, {verdict}; "
                 f"{_duration(max(0.0, training_left()))} of training left")
 
-    model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,
-                                    state_path=state_path, started=time.perf_counter())
+    try:
+        model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,
+                                        state_path=state_path, started=time.perf_counter())
+    except TimeLimitReached:  # the time ran out before the first epoch (a machine busier than the estimate)
+        raise LearnError(f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model "
+                         "took before its first epoch: too little to train at all; give a longer --timeout (the "
+                         f"labels are kept in {work}: the same command goes on from them)") from None
     return model, encoding, config, record, data, tasks
 
 

@@ -3,7 +3,8 @@
 - LAMA-first (alias ``lama-first``): mode auto's ``model+lama`` fallback (:func:`lama_first`) and
   mode ground's planner for the ground problem (:func:`up_gnnplan.grounding.solve.lama_first`);
 - A* with LM-cut (alias ``seq-opt-lmcut``): the optimal plans of ``gnnplan learn``'s labels
-  (:func:`up_gnnplan.learn.labels.fast_downward_plan`).
+  (:func:`up_gnnplan.learn.labels.fast_downward_plan`); where LM-cut does not support the task
+  (conditional effects), A* with h^max (blind A* with derived predicates).
 
 It is the Fast Downward that ``up-fast-downward`` ships (its driver and aliases), run here as a
 subprocess of its own rather than through that package's UP engines
@@ -47,6 +48,7 @@ SUCCESS_CODES = (0, 1, 2, 3)  # a plan was found (1-3: then ran out of memory or
 UNSOLVABLE_CODES = (10, 11)  # the translator or the search proved the task unsolvable
 INCOMPLETE_CODES = (12, 13)  # the search exhausted its (incomplete) space
 MEMORY_CODES = (20, 22, 24)
+UNSUPPORTED_CODES = (34,)  # the search does not support the task (LM-cut and conditional effects)
 TIME_CODES = (21, 23)
 # A component that its CPU-time limit (RLIMIT_CPU) ended by SIGXCPU, as its driver passes it on:
 # -24, or 232 as an unsigned byte.
@@ -62,7 +64,14 @@ MIN_MB = 128  # less than this left under the limit: Fast Downward is not starte
 RESERVE_SECONDS, RESERVE_SHARE, RESERVE_MAX = 0.5, 0.05, 5.0
 
 # The aliases used here and how messages name them.
-PLANNERS = {"lama-first": "LAMA-first", "seq-opt-lmcut": "A* with LM-cut"}
+PLANNERS = {"lama-first": "LAMA-first", "seq-opt-lmcut": "A* with LM-cut", "seq-opt-hmax": "A* with h^max",
+            "seq-opt-blind": "blind A*"}
+# Planners that are not aliases of Fast Downward's driver: their search options, given after the files.
+SEARCHES = {"seq-opt-hmax": ["--search", "astar(hmax())"], "seq-opt-blind": ["--search", "astar(blind())"]}
+
+
+class UnsupportedTask(GnnplanError):
+    """Fast Downward's search does not support the task (exit code 34: LM-cut on conditional effects)."""
 
 _EXPANDED = re.compile(r"Expanded (\d+) state")
 _EVALUATED = re.compile(r"Evaluated (\d+) state")
@@ -166,7 +175,9 @@ def _command(task, limits: Limits, alias: str, name: str, missing: str):
     folder = tempfile.TemporaryDirectory(prefix="gnnplan-lama-")
     (Path(folder.name) / "domain.pddl").write_text(task.domain_text)
     (Path(folder.name) / "problem.pddl").write_text(task.problem_text)
-    command += ["--plan-file", "plan", "--alias", alias, "domain.pddl", "problem.pddl"]
+    options = SEARCHES.get(alias)
+    command += ["--plan-file", "plan", *([] if options else ["--alias", alias]), "domain.pddl", "problem.pddl",
+                *(options or [])]
     return command, folder
 
 
@@ -251,4 +262,7 @@ def _failure(code: int, log: str, command: list[str], name: str) -> tuple[Status
     if code in TIME_CODES or code in CPU_LIMIT_CODES:
         return Status.TIMEOUT, f"{name} ran out of time"
     last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
+    if code in UNSUPPORTED_CODES:
+        why = next((line.strip() for line in log.splitlines() if "support" in line.lower()), last)
+        raise UnsupportedTask(f"{name} does not support this task: {why}")
     raise InternalError(f"internal error: {name} failed with exit code {code}: {last}")
