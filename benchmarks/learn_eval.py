@@ -17,7 +17,8 @@ The test sets are IPC 2023 ``testing/easy`` (30 tasks) and ``DOMAIN-scaled`` (fi
 The :data:`UNSEEN` domains of ``generated/`` (delivery, grid, logistics) are learnt from their 100 ``-train`` problems
 and tested on the ten largest ``-valid`` ones (Delivery also on :data:`DELIVERY_SCALED`). The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
 tuning here) are learnt from their ``train/`` problems and tested on their ``test/`` problems (2-4x
-larger), the learnt model beside LAMA-first. On every domain the WL-GOOSE peer
+larger), the learnt model beside LAMA-first; so is :data:`ADL`'s Briefcase (conditional effects), written here. On
+every domain the WL-GOOSE peer
 (``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
 ``labels/*.npz``, joined) and compared on the same tasks (``SET-goose``).
 
@@ -60,7 +61,33 @@ WITH_SHIPPED = IPC + ("grid", "logistics") + CLASSIC
 # here (no generator of it ships): a WIDTH x WIDTH grid, one truck, PACKAGES packages in random cells,
 # all bound for one random cell, as the `generated/` files are.
 DELIVERY_SCALED = ((10, 8), (12, 10), (14, 12), (16, 14), (18, 16))
-DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC
+# Briefcase (Pednault's ADL domain: moving the case moves what it holds, a conditional effect under a forall), which
+# no model or session here had seen: written here, 20 training problems of 1-9 objects and 2-5 locations, tested on
+# 10 of 15-80 objects and 8-30 locations (random starts and goals, the case's goal location too; seeds fixed).
+ADL = ("briefcase",)
+BRIEFCASE_TRAIN = ((1, 2), (2, 2), (2, 3), (3, 2), (3, 3), (3, 4), (4, 3), (4, 4), (4, 4), (5, 3), (5, 4), (5, 5),
+                   (6, 3), (6, 4), (6, 5), (7, 4), (7, 5), (8, 4), (8, 5), (9, 5))
+BRIEFCASE_TEST = ((15, 8), (20, 10), (25, 10), (30, 12), (35, 15), (40, 15), (50, 20), (60, 20), (70, 25), (80, 30))
+BRIEFCASE_DOMAIN = """\
+(define (domain briefcase)
+  (:requirements :strips :typing :conditional-effects :negative-preconditions)
+  (:types location portable)
+  (:predicates (at ?o - portable ?l - location) (is-at ?l - location) (in ?o - portable))
+  (:action move
+    :parameters (?from ?to - location)
+    :precondition (is-at ?from)
+    :effect (and (is-at ?to) (not (is-at ?from))
+                 (forall (?o - portable) (when (in ?o) (and (at ?o ?to) (not (at ?o ?from)))))))
+  (:action put-in
+    :parameters (?o - portable ?l - location)
+    :precondition (and (at ?o ?l) (is-at ?l) (not (in ?o)))
+    :effect (in ?o))
+  (:action take-out
+    :parameters (?o - portable)
+    :precondition (in ?o)
+    :effect (not (in ?o))))
+"""
+DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL
 GOOSE_ENGINE = "benchmarks.goose.engine"
 
 
@@ -77,6 +104,8 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
         return train / "domain.pddl", train, sets
     if domain in CLASSIC:
         return _classic_layout(domain)
+    if domain in ADL:
+        return _briefcase_layout()
     folder = SHARED / "ipc2023-learning" / domain
     scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
     return folder / "domain.pddl", folder / "training" / "easy", {
@@ -118,6 +147,32 @@ def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")
             generate("gripper", train, count=3, seed=balls, balls=balls)
     large = generate_splits("gripper-large", ZOO_SPECS["gripper-large"])["test"]
     return train / "domain.pddl", train, {"test": [large[0].parent / "domain.pddl", *large]}
+
+
+def _briefcase_layout(work: Path = Path("/tmp/gnnplan-learn-briefcase")) -> tuple[Path, Path, dict[str, list]]:
+    """:func:`_layout` of Briefcase: :data:`BRIEFCASE_TRAIN` and :data:`BRIEFCASE_TEST` written (once) under ``work``
+    (problem k of a set seeded by k, plus 1 for training and 100 for testing)."""
+    import random
+
+    def write(folder: Path, sizes, seed: int) -> list[Path]:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "domain.pddl").write_text(BRIEFCASE_DOMAIN)
+        paths = []
+        for k, (objects, locations) in enumerate(sizes):
+            rng = random.Random(seed + k)
+            places, things = [f"l{i}" for i in range(locations)], [f"o{i}" for i in range(objects)]
+            init = [f"(is-at {rng.choice(places)})"] + [f"(at {o} {rng.choice(places)})" for o in things]
+            goal = [f"(at {o} {rng.choice(places)})" for o in things] + [f"(is-at {rng.choice(places)})"]
+            path = folder / f"p-o{objects}l{locations}-{k}.pddl"
+            path.write_text(f"(define (problem p{k}) (:domain briefcase)\n"
+                            f"  (:objects {' '.join(places)} - location {' '.join(things)} - portable)\n"
+                            f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
+            paths.append(path)
+        return paths
+
+    write(work / "train", BRIEFCASE_TRAIN, 1)
+    tests = write(work / "test", BRIEFCASE_TEST, 100)
+    return work / "train" / "domain.pddl", work / "train", {"test": [work / "test" / "domain.pddl", *tests]}
 
 
 def _delivery_scaled(domain: Path, folder: Path = Path("/tmp/gnnplan-delivery-scaled")) -> list[Path]:
