@@ -216,3 +216,51 @@ def test_lama_first_runs_under_an_outer_address_space_limit(tmp_path):
     default, outcome = done.stdout.splitlines()[-2:]
     assert int(default) <= resident_under(space_mb)
     assert outcome.startswith("SOLVED ") and int(outcome.split()[1]) > 0, outcome
+
+
+@needs_fd
+def test_lama_first_plans_from_the_furthest_state_of_the_walk_and_the_plan_is_its_prefix_and_lamas(tmp_path):
+    """Gripper, 20 balls: the walk stops at its step limit (8 steps) with 2 balls delivered, the learned search
+    stalls; LAMA-first plans from the walk's state of fewest goal literals left (after step 5: the first such),
+    in the same translation as from the initial state, and the plan, validated, is the walk's first 5 steps
+    and LAMA-first's. Without handoff_from_walk LAMA-first plans from the initial state."""
+    from up_gnnplan.datasets.generators import generate
+
+    problem_file, = generate("gripper", tmp_path, count=1, seed=5, balls=20)
+    problem = load_pddl(tmp_path / "domain.pddl", problem_file)
+    engine = dict(max_steps=8, handoff_stall=1, fallback="model+lama")
+    result = GnnplanEngine(**engine).solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    assert result.metrics["found_by"] == "walk+lama-first"
+    said = [m for m in messages(result) if m.startswith("lama-first: solved")]
+    assert said and "from step 5 of the policy's walk (18 of 20 goal literals left)" in said[0], messages(result)
+    valid, note, cost = check_plan(problem, result.plan)
+    assert valid, note
+    alone = GnnplanEngine(**engine, handoff_from_walk=False).solve(problem, timeout=60)
+    assert alone.metrics["found_by"] == "lama-first", messages(alone)
+    said = [m for m in messages(alone) if m.startswith("lama-first: solved")]
+    assert said and "walk" not in said[0], messages(alone)
+
+
+@needs_fd
+def test_a_state_as_the_initial_state_of_the_files_and_of_the_translated_task(tmp_path):
+    """The state after two steps, written into the problem's :init (static atoms and numeric values kept) and
+    into Fast Downward's translated task: LAMA-first's plans from it, replayed from it, reach the goal."""
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.search.lama import fast_downward, lama_first_from, state_problem_text
+    from up_gnnplan.states.successors import is_goal
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "roads"
+    task = load_task(fixtures / "domain.pddl", fixtures / "p01.pddl")
+    state = task.initial_state()
+    for _ in range(2):
+        state = state.generate_applicable_actions()[0].apply(state)
+    text = state_problem_text(task, state)
+    assert "(= (road-length s g) 10)" in text and "(link s x)" in text and "(= (total-cost) 0)" in text
+    for result in (fast_downward(task, Limits(30.0), "lama-first", start=state),
+                   lama_first_from(task, Limits(30.0), state, 0.5)[0]):
+        assert result.solved, result.message
+        end = state
+        for action in result.actions:
+            end = action.apply(end)
+        assert is_goal(task, end)

@@ -118,6 +118,11 @@ PARAMS = {
                        "or its step limit reached (one not given as max_steps), goes on where the pace of its later "
                        "steps (the fall of the model's V, or goal literals achieved per step) reaches the goal "
                        "within the time left, with a margin of 1.5x; judged again when that runs out."),
+    "handoff_from_walk": Param(True, _flag, "True or False",
+                               "With fallback model+lama: LAMA-first first plans from the state of the policy's walk "
+                               "that satisfies the most goal literals (more than the initial state), in half the time "
+                               "left, and the plan is the walk up to that state and LAMA-first's plan from there; "
+                               "where it finds none there, LAMA-first plans from the initial state with the rest."),
     "max_steps": Param(None, _integer(1), "an integer >= 1",
                        "Step limit of the policy [default: 1000, or 4 x FF's estimate + 50 (astray_factor), "
                        "which a policy on course may pass (on_course); a limit given here holds]."),

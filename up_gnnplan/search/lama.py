@@ -99,10 +99,10 @@ def reserve(remaining: float) -> float:
     return min(RESERVE_MAX, RESERVE_SECONDS + RESERVE_SHARE * remaining)
 
 
-def lama_first(task, limits: Limits, **_ignored) -> SearchResult:
-    """Run LAMA-first on ``task`` with the time and memory left under ``limits``; return its plan
-    as pymimir ground actions (status SOLVED), or why there is none."""
-    return fast_downward(task, limits, "lama-first")
+def lama_first(task, limits: Limits, start=None, **_ignored) -> SearchResult:
+    """Run LAMA-first on ``task`` (from its state ``start``, else its initial state) with the time and memory left
+    under ``limits``; return its plan as pymimir ground actions (status SOLVED), or why there is none."""
+    return fast_downward(task, limits, "lama-first", start=start)
 
 
 def up_result(found: SearchResult, plan, engine: str, metrics: dict | None = None):
@@ -120,15 +120,18 @@ def up_result(found: SearchResult, plan, engine: str, metrics: dict | None = Non
     return PlanGenerationResult(up_status(found.status), None, engine, metrics, [LogMessage(level, found.message)])
 
 
-def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNWARD) -> SearchResult:
+def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNWARD, start=None) -> SearchResult:
     """Run Fast Downward's ``alias`` (one of :data:`PLANNERS`) on ``task`` with the time and memory
     left under ``limits``; return its plan as pymimir ground actions (status SOLVED), or why there
-    is none. Without up-fast-downward, :class:`~up_gnnplan.errors.GnnplanError` with ``missing``."""
+    is none. ``start``: a state of the task to plan from instead of its initial state (the problem's
+    file with the state's fluent atoms in its ``:init``, :func:`state_problem_text`). Without
+    up-fast-downward, :class:`~up_gnnplan.errors.GnnplanError` with ``missing``."""
     name = PLANNERS[alias]
     began = time.perf_counter()
     try:
         limits.check(f"before handing the task to {name}")
-        command, folder = _command(task, limits, alias, name, missing)
+        problem = task.problem_text if start is None else state_problem_text(task, start)
+        command, folder = _command(task, limits, alias, name, missing, problem)
         try:
             code, log = _run(command, limits, folder.name, name)
             plan_file = Path(folder.name) / "plan"
@@ -139,7 +142,7 @@ def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNW
                   for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
         seconds = time.perf_counter() - began
         if steps is not None:
-            actions, cost = _ground(task, steps, limits, name)
+            actions, cost = _ground(task, steps, limits, name, start)
             return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"], seconds,
                                 f"{name}'s plan of {len(actions)} actions")
         status, message = _failure(code, log, command, name)
@@ -153,8 +156,158 @@ def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNW
         return stopped(error, [], 0.0, 0, 0, limits)
 
 
-def _command(task, limits: Limits, alias: str, name: str, missing: str):
-    """Return Fast Downward's command line on ``task``'s PDDL and the temporary folder it works in."""
+def state_problem_text(task, state) -> str:
+    """Return ``task``'s problem file with ``state`` as its initial state: the ``:init`` keeps the file's static
+    atoms and numeric values, and its fluent atoms are the state's (in lower case, comments blanked)."""
+    from pymimir import GroundAtom
+
+    from up_gnnplan.problems.syntax import pddl_code
+
+    code = pddl_code(task.problem_text)
+    found = re.search(r"\(\s*:init\b", code)
+    if found is None:
+        raise InternalError(f"internal error: no (:init ...) in the problem of {task.source.problem}")
+    fluent = {p.get_name().lower() for p in task.mimir_domain.get_predicates() if p.is_fluent()}
+    kept, depth, begin, end = [], 1, None, None
+    for index in range(found.end(), len(code)):
+        char = code[index]
+        if char == "(":
+            depth += 1
+            if depth == 2:
+                begin = index
+        elif char == ")":
+            depth -= 1
+            if depth == 1:
+                item = code[begin:index + 1]
+                if item[1:].split(None, 1)[0].strip("()") not in fluent:
+                    kept.append(item)  # a static atom, or a numeric value (= ...)
+            elif depth == 0:
+                end = index
+                break
+    if end is None:
+        raise InternalError(f"internal error: the (:init ...) of the problem of {task.source.problem} is not closed")
+    repositories = task.mimir_problem._advanced_problem.get_repositories()
+    atoms = repositories.get_fluent_ground_atoms_from_indices(list(state._advanced_state.get_fluent_atoms()))
+    init = kept + [str(GroundAtom(atom)).lower() for atom in atoms]
+    return code[:found.start()] + "(:init\n  " + "\n  ".join(init) + ")" + code[end + 1:]
+
+
+def lama_first_from(task, limits: Limits, start, share: float) -> tuple[SearchResult, bool]:
+    """Run LAMA-first on ``task`` translated once: from its state ``start`` in ``share`` of the time left after
+    the translation, then, where it found no plan there, from the initial state with the rest. Return the
+    result and whether its plan starts at ``start``.
+
+    The state is put into the translated task's initial state (:func:`start_sas`): every state a walk
+    reaches is reachable from the initial state, so the translator's task holds all its facts and the
+    actions from it. Medium Transport (44 packages, 40 locations): the translation takes 14 s, LAMA-first's
+    search 24 s from the initial state and 2 s from a walk's state with 11 packages left."""
+    name = PLANNERS["lama-first"]
+    began = time.perf_counter()
+    try:
+        limits.check(f"before handing the task to {name}")
+        command, folder = _command(task, limits, "lama-first", name, NO_FAST_DOWNWARD, translate=True)
+        try:
+            code, log = _run(command, limits, folder.name, f"{name}'s translator")
+            translated = Path(folder.name) / "output.sas"
+            if code != 0 or not translated.is_file():
+                status, message = _failure(code, log, command, f"{name}'s translator")
+                return SearchResult(status, seconds=time.perf_counter() - began, message=message), False
+            patched = start_sas(translated.read_text(), task, start)
+            if patched is not None:
+                (Path(folder.name) / "start.sas").write_text(patched)
+                part = limits.share(share)
+                result = _search_sas(task, part, folder.name, "start.sas", name, start)
+                limits.absorb(part)
+                if result.solved or limits.deadline.passed():
+                    return result, True
+            result = _search_sas(task, limits, folder.name, "output.sas", name, None)
+            result.message = "; ".join(filter(None, [
+                None if patched is None else "none from the walk's state in its share", result.message]))
+            return result, False
+        finally:
+            folder.cleanup()
+    except LimitReached as error:
+        return stopped(error, [], 0.0, 0, 0, limits), False
+
+
+def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start) -> SearchResult:
+    """Run LAMA-first's search on the translated task ``sas`` in ``folder`` within ``limits``; its plan is
+    read from ``start`` (None: the initial state)."""
+    began = time.perf_counter()
+    try:
+        command = _driver_command(limits, name, NO_FAST_DOWNWARD)
+        command += ["--plan-file", "plan", "--alias", "lama-first", sas]
+        plan_file = Path(folder) / "plan"
+        plan_file.unlink(missing_ok=True)
+        code, log = _run(command, limits, folder, name)
+        steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
+        counts = {key: int(found[-1]) if found else 0
+                  for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
+        if steps is not None:
+            actions, cost = _ground(task, steps, limits, name, start)
+            return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"],
+                                time.perf_counter() - began, f"{name}'s plan of {len(actions)} actions")
+        status, message = _failure(code, log, command, name)
+        return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"],
+                            seconds=time.perf_counter() - began, message=message)
+    except LimitReached as error:
+        return stopped(error, [], 0.0, 0, 0, limits)
+
+
+def start_sas(translated: str, task, state) -> str | None:
+    """Return Fast Downward's translated task ``translated`` (an ``output.sas`` text) with ``state`` of ``task`` as
+    its initial state: each variable not derived by an axiom takes the value of the fact the state holds (else
+    its negation, else "none of those"); None where some variable has no such value (a state the translator's
+    task cannot hold)."""
+    from pymimir import GroundAtom
+
+    repositories = task.mimir_problem._advanced_problem.get_repositories()
+    facts = set()
+    for atom in repositories.get_fluent_ground_atoms_from_indices(list(state._advanced_state.get_fluent_atoms())):
+        predicate, *args = str(GroundAtom(atom)).lower().strip("()").split()
+        facts.add(f"{predicate}({', '.join(args)})")
+    values = []
+    for block in re.findall(r"begin_variable\n(.*?)\nend_variable", translated, re.S):
+        lines = block.split("\n")
+        layer, count, names = int(lines[1]), int(lines[2]), lines[3:3 + int(lines[2])]
+        if layer >= 0:  # derived: the search computes it
+            values.append(None)
+            continue
+        value = next((k for k, fact in enumerate(names) if fact.startswith("Atom ") and fact[5:] in facts), None)
+        if value is None:
+            value = next((k for k, fact in enumerate(names) if fact == "<none of those>"
+                          or (fact.startswith("NegatedAtom ") and fact[12:] not in facts)), None)
+        if value is None or value >= count:
+            return None
+        values.append(value)
+    begin, end = translated.find("begin_state\n"), translated.find("end_state")
+    if begin < 0 or end < 0:
+        return None
+    old = translated[begin + len("begin_state\n"):end].split()
+    if len(old) != len(values):
+        return None
+    new = [str(value if value is not None else default) for value, default in zip(values, old)]
+    return translated[:begin] + "begin_state\n" + "\n".join(new) + "\n" + translated[end:]
+
+
+def _command(task, limits: Limits, alias: str, name: str, missing: str, problem: str | None = None,
+             translate: bool = False):
+    """Return Fast Downward's command line on ``task``'s PDDL and the temporary folder it works in (with
+    ``translate``, its translator alone, which writes ``output.sas`` there)."""
+    command = _driver_command(limits, name, missing)
+    folder = tempfile.TemporaryDirectory(prefix="gnnplan-lama-")
+    (Path(folder.name) / "domain.pddl").write_text(task.domain_text)
+    (Path(folder.name) / "problem.pddl").write_text(task.problem_text if problem is None else problem)
+    if translate:
+        return command + ["--translate", "domain.pddl", "problem.pddl"], folder
+    options = SEARCHES.get(alias)
+    command += ["--plan-file", "plan", *([] if options else ["--alias", alias]), "domain.pddl", "problem.pddl",
+                *(options or [])]
+    return command, folder
+
+
+def _driver_command(limits: Limits, name: str, missing: str) -> list[str]:
+    """Return the start of a Fast Downward command line: the driver, with the memory and time left under ``limits``."""
     remaining = limits.deadline.remaining()
     command = [sys.executable, str(driver(missing))]
     space = address_space_mb()
@@ -172,13 +325,7 @@ def _command(task, limits: Limits, alias: str, name: str, missing: str):
             raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached before {name}: "
                                    f"{remaining:.2f} s left")
         command += ["--overall-time-limit", f"{int(seconds)}s"]
-    folder = tempfile.TemporaryDirectory(prefix="gnnplan-lama-")
-    (Path(folder.name) / "domain.pddl").write_text(task.domain_text)
-    (Path(folder.name) / "problem.pddl").write_text(task.problem_text)
-    options = SEARCHES.get(alias)
-    command += ["--plan-file", "plan", *([] if options else ["--alias", alias]), "domain.pddl", "problem.pddl",
-                *(options or [])]
-    return command, folder
+    return command
 
 
 def _run(command: list[str], limits: Limits, folder: str, name: str) -> tuple[int, str]:
@@ -234,9 +381,10 @@ def _read_plan(path: Path) -> list[tuple[str, list[str]]]:
     return steps
 
 
-def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits, name: str) -> tuple[list, float]:
-    """Return the pymimir ground actions of ``steps`` replayed from the initial state, and their cost."""
-    state, actions, cost = task.initial_state(), [], 0.0
+def _ground(task, steps: list[tuple[str, list[str]]], limits: Limits, name: str, start=None) -> tuple[list, float]:
+    """Return the pymimir ground actions of ``steps`` replayed from ``start`` (default: the initial state), and
+    their cost."""
+    state, actions, cost = task.initial_state() if start is None else start, [], 0.0
     for number, (action_name, args) in enumerate(steps, start=1):
         limits.check(f"while reading {name}'s plan (step {number} of {len(steps)})")
         action = task.ground_action(state, action_name, args)
