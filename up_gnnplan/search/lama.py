@@ -216,7 +216,10 @@ def lama_first_from(task, limits: Limits, start, share: float) -> tuple[SearchRe
             if patched is not None:
                 (Path(folder.name) / "start.sas").write_text(patched)
                 part = limits.share(share)
-                result = _search_sas(task, part, folder.name, "start.sas", name, start)
+                try:
+                    result = _search_sas(task, part, folder.name, "start.sas", name, start)
+                except InternalError:  # the search refused the patched task: from the initial state instead
+                    result = SearchResult(Status.GAVE_UP)
                 limits.absorb(part)
                 if result.solved or limits.deadline.passed():
                     return result, True
