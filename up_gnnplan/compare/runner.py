@@ -230,7 +230,7 @@ def solve_and_check(task: Task, phase=lambda name: None, memory_mb: int | None =
         fields = {"status": status, "solve_time": round(seconds, 4),
                   "engine_time": _number(metrics.get("engine_internal_time")), **_search_counts(result),
                   "error": errors[:1000] or None, "notes": _notes(result, LogLevel),
-                  "found_by": metrics.get("found_by")}  # gnnplan's fallback model+lama: learned or lama-first
+                  "found_by": metrics.get("found_by")}  # gnnplan model+lama: learned, lama-first, walk+lama-first
         if result.plan is None:
             if status in SOLVED:
                 fields.update(valid=False, validation_note="solved without a plan")
