@@ -105,13 +105,15 @@ def summary(args) -> None:
         solved = {c: [k for k in keys if runs[c].get(k, {}).get("solved")] for c in configs}
         common = [k for k in keys if all(k in solved[c] for c in configs)]
         costs = {c: (sum(runs[c][k]["plan_cost"] for k in common) / len(common) if common else None) for c in configs}
-        by = {c: {who: sum(runs[c][k].get("found_by") == who for k in solved[c]) for who in ("learned", "lama-first")}
-              for c in configs}
+        by = {c: {who: sum(runs[c][k].get("found_by") == who for k in solved[c])
+                  for who in ("learned", "lama-first", "walk+lama-first")} for c in configs}
         failures = {c: sorted(cause(runs[c][k]) for k in keys if k in runs[c] and k not in solved[c]) for c in configs}
         data[domain] = {"tasks": len(keys), "solved": {c: len(solved[c]) for c in configs}, "found_by": by,
                         "mean_cost_all_solved": costs, "failures": failures}
-        cells = [f"{len(solved[c])}/{len(keys)}" + (f" ({by[c]['learned']} learned, {by[c]['lama-first']} LAMA)"
-                                                    if by[c]["lama-first"] else "") for c in configs]
+        cells = [f"{len(solved[c])}/{len(keys)}" + (f" ({by[c]['learned']} learned, {by[c]['lama-first']} LAMA, "
+                                                    f"{by[c]['walk+lama-first']} LAMA from the walk)"
+                                                    if by[c]["lama-first"] or by[c]["walk+lama-first"] else "")
+                 for c in configs]
         lines.append([domain, str(len(keys)), *cells,
                       " / ".join(fmt(costs[c], 1) for c in configs) + f" ({len(common)} tasks)" if common else "-",
                       " / ".join(", ".join(failures[c]) or "-" for c in configs)])
