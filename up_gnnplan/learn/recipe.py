@@ -140,7 +140,8 @@ def config_of(recipe: Recipe, seed: int, device: str = "auto"):
 
     # The per-epoch error (on the held-out problems, else on training states) is taken on at most a quarter of an epoch.
     return TrainConfig(architecture="rgnn", head=recipe.head, max_seconds=recipe.seconds, patience=1000,
-                       settle_epochs=SETTLE_EPOCHS, max_epochs=100_000, epoch_states=recipe.epoch_states, policy_steps=recipe.policy_steps,
+                       settle_epochs=SETTLE_EPOCHS, max_epochs=100_000, epoch_states=recipe.epoch_states,
+                       policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
                        seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr,
                        judge_ties=recipe.judge_ties, unknown_successors=recipe.unknown_successors, device=device)

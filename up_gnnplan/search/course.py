@@ -76,6 +76,14 @@ CIRCLE_STEPS = 100
 CIRCLE_UNDONE = 10
 
 
+def goal_literals(task) -> list:
+    """The goal's non-static literals of ``task`` (pymimir's), which a state's progress is counted by; none where
+    the goal has numeric conditions or quantified ones (compiled into derived atoms)."""
+    condition = task.goal_condition
+    literals = [literal for literal in condition.get_literals() if not literal.is_static()]
+    return [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) else literals
+
+
 class Course:
     """The progress of one policy walk, and the extensions of its share ``part`` of the ``whole`` solve's
     time (both :class:`~up_gnnplan.limits.Limits`; ``part`` from ``whole.share``).
@@ -94,10 +102,7 @@ class Course:
         self.trial, self.factor, self.say = trial, factor, say or (lambda level, text: None)
         self.value = value if inputs is not None else None
         self.inputs = inputs
-        condition = task.goal_condition
-        literals = [literal for literal in condition.get_literals() if not literal.is_static()]
-        self.literals = [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) \
-            else literals
+        self.literals = goal_literals(task)
         self.total = len(self.literals)
         # (step, clock, what is left: goal literals, or V computed when needed (None until then), state)
         self.history: list[tuple[int, float, float | None, object]] = []

@@ -133,25 +133,14 @@ def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNW
         problem = task.problem_text if start is None else state_problem_text(task, start)
         command, folder = _command(task, limits, alias, name, missing, problem)
         try:
-            code, log = _run(command, limits, folder.name, name)
-            plan_file = Path(folder.name) / "plan"
-            steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
+            result = _planned(task, limits, command, folder.name, name, start, began)
         finally:
             folder.cleanup()
-        counts = {key: int(found[-1]) if found else 0
-                  for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
-        seconds = time.perf_counter() - began
-        if steps is not None:
-            actions, cost = _ground(task, steps, limits, name, start)
-            return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"], seconds,
-                                f"{name}'s plan of {len(actions)} actions")
-        status, message = _failure(code, log, command, name)
-        if status is Status.TIMEOUT and limits.deadline.seconds is not None:
+        if result.status is Status.TIMEOUT and limits.deadline.seconds is not None:
             # Its own limit was the solve's time left: say it as every search says the solve's limit.
-            message = (f"time limit of {limits.deadline.seconds:g} s reached while {name} searched (after "
-                       f"{limits.deadline.elapsed():.2f} s; {message})")
-        return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"], seconds=seconds,
-                            message=message)
+            result.message = (f"time limit of {limits.deadline.seconds:g} s reached while {name} searched (after "
+                              f"{limits.deadline.elapsed():.2f} s; {result.message})")
+        return result
     except LimitReached as error:
         return stopped(error, [], 0.0, 0, 0, limits)
 
@@ -159,8 +148,6 @@ def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNW
 def state_problem_text(task, state) -> str:
     """Return ``task``'s problem file with ``state`` as its initial state: the ``:init`` keeps the file's static
     atoms and numeric values, and its fluent atoms are the state's (in lower case, comments blanked)."""
-    from pymimir import GroundAtom
-
     from up_gnnplan.problems.syntax import pddl_code
 
     code = pddl_code(task.problem_text)
@@ -186,9 +173,7 @@ def state_problem_text(task, state) -> str:
                 break
     if end is None:
         raise InternalError(f"internal error: the (:init ...) of the problem of {task.source.problem} is not closed")
-    repositories = task.mimir_problem._advanced_problem.get_repositories()
-    atoms = repositories.get_fluent_ground_atoms_from_indices(list(state._advanced_state.get_fluent_atoms()))
-    init = kept + [str(GroundAtom(atom)).lower() for atom in atoms]
+    init = kept + [f"({' '.join(atom)})" for atom in _fluent_atoms(task, state)]
     return code[:found.start()] + "(:init\n  " + "\n  ".join(init) + ")" + code[end + 1:]
 
 
@@ -240,21 +225,27 @@ def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start) -
     try:
         command = _driver_command(limits, name, NO_FAST_DOWNWARD)
         command += ["--plan-file", "plan", "--alias", "lama-first", sas]
-        plan_file = Path(folder) / "plan"
-        plan_file.unlink(missing_ok=True)
-        code, log = _run(command, limits, folder, name)
-        steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
-        counts = {key: int(found[-1]) if found else 0
-                  for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
-        if steps is not None:
-            actions, cost = _ground(task, steps, limits, name, start)
-            return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"],
-                                time.perf_counter() - began, f"{name}'s plan of {len(actions)} actions")
-        status, message = _failure(code, log, command, name)
-        return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"],
-                            seconds=time.perf_counter() - began, message=message)
+        (Path(folder) / "plan").unlink(missing_ok=True)
+        return _planned(task, limits, command, folder, name, start, began)
     except LimitReached as error:
         return stopped(error, [], 0.0, 0, 0, limits)
+
+
+def _planned(task, limits: Limits, command: list[str], folder: str, name: str, start, began: float) -> SearchResult:
+    """Run Fast Downward's ``command`` in ``folder``; return its plan (the file ``plan`` there, replayed from
+    ``start``, None: the initial state) as a SOLVED result, or why there is none, with its counters."""
+    code, log = _run(command, limits, folder, name)
+    plan_file = Path(folder) / "plan"
+    steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
+    counts = {key: int(found[-1]) if found else 0
+              for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
+    if steps is not None:
+        actions, cost = _ground(task, steps, limits, name, start)
+        return SearchResult(Status.SOLVED, actions, cost, counts["expanded"], counts["evaluated"],
+                            time.perf_counter() - began, f"{name}'s plan of {len(actions)} actions")
+    status, message = _failure(code, log, command, name)
+    return SearchResult(status, expanded=counts["expanded"], evaluated=counts["evaluated"],
+                        seconds=time.perf_counter() - began, message=message)
 
 
 def start_sas(translated: str, task, state) -> str | None:
@@ -262,13 +253,7 @@ def start_sas(translated: str, task, state) -> str | None:
     its initial state: each variable not derived by an axiom takes the value of the fact the state holds (else
     its negation, else "none of those"); None where some variable has no such value (a state the translator's
     task cannot hold)."""
-    from pymimir import GroundAtom
-
-    repositories = task.mimir_problem._advanced_problem.get_repositories()
-    facts = set()
-    for atom in repositories.get_fluent_ground_atoms_from_indices(list(state._advanced_state.get_fluent_atoms())):
-        predicate, *args = str(GroundAtom(atom)).lower().strip("()").split()
-        facts.add(f"{predicate}({', '.join(args)})")
+    facts = {f"{predicate}({', '.join(args)})" for predicate, *args in _fluent_atoms(task, state)}
     values = []
     for block in re.findall(r"begin_variable\n(.*?)\nend_variable", translated, re.S):
         lines = block.split("\n")
@@ -291,6 +276,15 @@ def start_sas(translated: str, task, state) -> str | None:
         return None
     new = [str(value if value is not None else default) for value, default in zip(values, old)]
     return translated[:begin] + "begin_state\n" + "\n".join(new) + "\n" + translated[end:]
+
+
+def _fluent_atoms(task, state) -> list[list[str]]:
+    """The fluent atoms of ``state`` as [predicate, object, ...] names, in lower case."""
+    from pymimir import GroundAtom
+
+    repositories = task.mimir_problem._advanced_problem.get_repositories()
+    atoms = repositories.get_fluent_ground_atoms_from_indices(list(state._advanced_state.get_fluent_atoms()))
+    return [str(GroundAtom(atom)).lower().strip("()").split() for atom in atoms]
 
 
 def _command(task, limits: Limits, alias: str, name: str, missing: str, problem: str | None = None,

@@ -300,9 +300,10 @@ def furthest_state(task, walk):
     (a policy's result, from the initial state) that satisfies the most goal literals, the first such
     state where several do; None where no state satisfies more than the initial state, or where the goal is
     not a conjunction of literals (quantified or numeric conditions)."""
-    condition = task.goal_condition
-    literals = [literal for literal in condition.get_literals() if not literal.is_static()]
-    if not walk.actions or not literals or condition.get_numerics() or any(l.is_derived() for l in literals):
+    from up_gnnplan.search.course import goal_literals
+
+    literals = goal_literals(task)
+    if not walk.actions or not literals:
         return None
 
     def left(state) -> int:
