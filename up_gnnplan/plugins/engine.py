@@ -171,12 +171,16 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
 
     @contextlib.contextmanager
     def _call(self, timeout):
-        """One solve's clock: it starts at ``clock_start`` when set (once), else now."""
+        """One solve's clock: it starts at ``clock_start`` when set (once), else now; the heap held before
+        it is kept out of its garbage collections (:func:`~up_gnnplan.limits.frozen_heap`)."""
+        from up_gnnplan.limits import frozen_heap
+
         check_timeout(timeout)
         self._called_at = self.clock_start if self.clock_start is not None else time.perf_counter()
         self.clock_start = None
         try:
-            yield
+            with frozen_heap():
+                yield
         finally:
             self._called_at = self._kind = None
 
