@@ -3,7 +3,10 @@
 For each of the ten IPC 2023 Learning Track domains and each tier, ``--count`` tasks are generated
 with the package's generators (``gnnplan generate``, seed ``SEED``) at the sizes of
 ``benchmarks/load_speed.py``: the medium tier's largest (issue 33's list) and a hard-tier size of
-our choice (3-10 times beyond, as the hard tier is). One ``gnnplan compare`` per domain and tier
+our choice (3-10 times beyond, as the hard tier is). The hard tier begins where the medium tier ends
+(IPC 2023's tiers grow linearly in their generators' parameters), so tier ``hard-lower`` samples it
+there: one task at each of ``LOWER_HARD``'s fractions of the way from the medium tier's largest
+sizes to our hard ones. One ``gnnplan compare`` per domain and tier
 runs the three engines on the same tasks, one task at a time, 60 s each, every plan validated:
 
 - ``gnnplan``: the default mode with the shipped model (auto: the learned part, then LAMA-first
@@ -44,21 +47,39 @@ ENGINES = ("gnnplan", "fast-downward", "wl-goose")
 TITLES = {"gnnplan": "gnnplan", "fast-downward": "LAMA-first", "wl-goose": "WL-GOOSE"}
 
 
+LOWER_HARD = (0.25, 0.5)
+TIERS = ("medium", "hard", "hard-lower")
+
+
+def _between(low: dict, high: dict, fraction: float) -> dict:
+    return {name: round(low[name] + fraction * (high[name] - low[name])) for name in high}
+
+
+def instances() -> list[tuple[str, str, list[dict]]]:
+    """(tier, domain, the sizes of its tasks) of every tier: one size for medium and hard (``--count``
+    tasks of it), ``LOWER_HARD``'s for hard-lower (one task of each)."""
+    medium = {domain: sizes for tier, domain, sizes in INSTANCES if tier == "medium"}
+    out = [(tier, domain, [sizes]) for tier, domain, sizes in INSTANCES]
+    return out + [("hard-lower", domain, [_between(medium[domain], sizes, f) for f in LOWER_HARD])
+                  for tier, domain, sizes in INSTANCES if tier == "hard"]
+
+
 def _folder(tier: str, domain: str) -> Path:
     return SETS / tier / domain
 
 
 def generate(args) -> None:
-    for tier, domain, sizes in INSTANCES:
+    for tier, domain, every in instances():
         if args.domains and domain not in args.domains or args.tier and tier != args.tier:
             continue
-        params = [x for name, value in sizes.items() for x in ("-p", f"{name}={value}")]
-        run(["gnnplan", "generate", domain, "-o", _folder(tier, domain), *params, "--count", args.count,
-             "--seed", SEED], LOG, output=_folder(tier, domain) / "domain.pddl")
+        for sizes in every:  # the file names tell the sizes apart
+            params = [x for name, value in sizes.items() for x in ("-p", f"{name}={value}")]
+            run(["gnnplan", "generate", domain, "-o", _folder(tier, domain), *params,
+                 "--count", args.count if len(every) == 1 else 1, "--seed", SEED], LOG)
 
 
 def run_tiers(args) -> None:
-    for tier, domain, _ in INSTANCES:
+    for tier, domain, _ in instances():
         if args.domains and domain not in args.domains or args.tier and tier != args.tier:
             continue
         target = OUT / tier / (f"{domain}-lama" if args.lama_only else domain)
@@ -89,7 +110,7 @@ def _engine(row: dict) -> str:
 
 def summary(args) -> None:
     lines, data, totals = [], {}, {}
-    for tier, domain, _ in INSTANCES:
+    for tier, domain, _ in instances():
         rows = _rows(tier, domain)
         if not rows:
             continue
@@ -130,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["generate", "run", "table"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="IPC 2023 domains (default: all ten)")
-    parser.add_argument("--tier", choices=["medium", "hard"], help="one tier only (default: both)")
+    parser.add_argument("--tier", choices=TIERS, help="one tier only (default: all)")
     parser.add_argument("--count", type=int, default=2, help="tasks per domain and tier")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--memory-mb", type=int, default=4000)
