@@ -71,6 +71,7 @@ def test_compare_on_ray_records_what_the_process_pool_records(ray_instance, suit
     assert again[:-1] == text[:-1] and json.loads(again[-1])["problem"] == json.loads(text[-1])["problem"]
 
 
+@pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
 def test_dataset_on_ray_writes_the_arrays_of_the_local_run(ray_instance, suite, tmp_path):
     files = [suite / "domain.pddl", *sorted(suite.glob("p*.pddl"))[:2]]
     cli("dataset", *files, "-o", tmp_path / "local.npz")
