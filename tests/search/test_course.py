@@ -480,3 +480,118 @@ def test_a_walk_going_round_in_circles_stops_and_the_learned_fallback_goes_on_fr
     assert any(m.endswith("going round in circles (a test's verdict)") for m in messages), messages
     assert "the learned fallback is skipped: the time left goes to LAMA-first" not in messages
     assert any("seeded with 3 states of the policy's path" in m for m in messages), messages
+
+
+class Translating:
+    """LAMA-first's translation beside the walk, as the course sees it: it ends at its ``ends``-th poll."""
+
+    def __init__(self, ends: int = 2):
+        self.ends, self.polls, self.took = ends, 0, None
+
+    def poll(self):
+        self.polls += 1
+        if self.polls >= self.ends:
+            self.took = 1.5
+        return self.took is not None
+
+
+def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_runs(task):
+    whole = Limits(3)  # the forecast, SAFETY x 50 x 0.1 s = 7.5 s, does not fit in the time left
+    part = whole.share(0.001)
+    started = []
+    course = Course(task, part, whole, translate=lambda: started.append(Translating()) or started[-1])
+    walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)
+    assert len(started) == 1 and course.translating
+    assert part.deadline.end == whole.deadline.end  # the walk may go on to the solve's deadline
+    assert "but too slow for the" in course.note and "LAMA-first's translator runs beside it" in course.note
+    state = task.initial_state()
+    assert not hopeless_after(course, state, 10.0, step=HOPELESS_SURE_STEPS)  # never stopped to wait for it
+    course.observe(2 * MIN_STEPS + 1, state)  # the first poll: still translating
+    assert course.translating and not part.deadline.passed()
+    course.observe(2 * MIN_STEPS + 2, state)  # the translator has ended: the walk hands over now
+    assert not course.translating and part.deadline.remaining() == 0
+    assert course.note.startswith(f"LAMA-first's translator ended after 1.5 s: the walk hands over after "
+                                  f"{2 * MIN_STEPS + 2} steps")
+
+
+def test_without_a_translator_a_walk_too_slow_is_not_extended(task):
+    """Fast Downward missing (or a limit reached as it starts): the walk hands over as before, said once."""
+    from up_gnnplan.errors import GnnplanError
+
+    said, whole = [], Limits(3)
+    part = whole.share(0.001)
+    before = part.deadline.end
+
+    def missing():
+        raise GnnplanError("LAMA-first is not installed")
+
+    course = Course(task, part, whole, translate=missing, say=lambda level, text: said.append(text))
+    walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)
+    assert part.deadline.end == before and course.translation is None and course.note == ""
+    assert said == ["LAMA-first's translator not started beside the walk: LAMA-first is not installed"]
+
+
+class SlowWhileTranslating(Course):
+    """A course that starts LAMA-first's translator beside the walk at step MIN_STEPS (as one on course but too
+    slow for the time left does), and a walk that then takes 0.2 s a step: the translator ends first."""
+
+    def observe(self, step, state):
+        if step == MIN_STEPS and self.translation is None:
+            self._beside_translation(step, self.whole.deadline.remaining(), "a test's pace")
+        if self.translating:
+            time.sleep(0.2)
+        super().observe(step, state)
+
+
+@needs_fd
+def test_mode_auto_hands_over_from_the_walk_once_the_translator_beside_it_ends(task, monkeypatch):
+    from pathlib import Path
+
+    from up_gnnplan.search import lama
+
+    made = []
+
+    class Recorded(lama.Translation):
+        def __init__(self, *args):
+            super().__init__(*args)
+            made.append(self)
+
+    monkeypatch.setattr(lama, "Translation", Recorded)
+    result, messages = solved_with(SlowWhileTranslating, task, monkeypatch)
+    assert result.plan is not None, messages
+    assert any("LAMA-first's translator ended after" in m and "the walk hands over after" in m for m in messages), messages
+    assert result.metrics["found_by"] == "walk+lama-first", messages
+    assert any(m.startswith("lama-first: solved") and "from step" in m for m in messages), messages
+    assert not any(m.startswith(("dual-gbfs", "gbfs")) and "solved" in m for m in messages)
+    assert len(made) == 1  # translated once, beside the walk, and searched by the hand-off
+    assert made[0].process.poll() is not None and not Path(made[0].folder.name).exists()  # nothing outlives the solve
+
+
+@needs_fd
+def test_a_walk_that_reaches_the_goal_beside_the_translator_stops_it(task, monkeypatch):
+    from pathlib import Path
+
+    from up_gnnplan.search import lama
+
+    made = []
+
+    class Endless(lama.Translation):
+        """A translation the walk never sees end (as on a task too large to translate in the time left)."""
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            made.append(self)
+
+        def poll(self):
+            return False
+
+    class Beside(Course):
+        def observe(self, step, state):
+            if step == MIN_STEPS and self.translation is None:
+                self._beside_translation(step, self.whole.deadline.remaining(), "a test's pace")
+            super().observe(step, state)
+
+    monkeypatch.setattr(lama, "Translation", Endless)
+    result, messages = solved_with(Beside, task, monkeypatch)
+    assert result.plan is not None and result.metrics["found_by"] == "learned", messages
+    assert len(made) == 1 and made[0].process.poll() is not None and not Path(made[0].folder.name).exists()

@@ -31,6 +31,13 @@ pace of the recent steps reaches the goal within the time the whole solve has le
   itself. Rovers of the medium tier takes 1-2 s a step for plans of about 400 steps: without the
   test it spent the learned part's share walking, and LAMA-first then had too little of the minute
   left.
+- a walk on course whose forecast does not fit in the time the solve has left walks on while LAMA-first's
+  translator runs beside it (``translate``: it starts the translation), until the translator ends;
+  LAMA-first then searches from the walk's furthest state (:func:`~up_gnnplan.search.lama.lama_first_from`).
+  Handing over at once would have the translator start then, while the walk stops: a Blocksworld task of
+  the hard tier (317 blocks, 201,612 ground actions) took the translator more than the half minute left,
+  and the walk, which was still achieving goal literals, had stopped for nothing. Where a core is free
+  the two run side by side; on one core they share it, the translator then ending later;
 - a walk that goes round in circles stops at once (:meth:`Course.circling`), and the learned fallback
   goes on from its path: for :data:`CIRCLE_STEPS` steps it came no closer to the goal than before,
   and in them it undid goal literals it had achieved itself at least :data:`CIRCLE_UNDONE` times.
@@ -96,8 +103,10 @@ class Course:
     """
 
     def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None,
-                 estimate: float | None = None, trial=None, factor: float = 0.0, say=None):
+                 estimate: float | None = None, trial=None, factor: float = 0.0, say=None, translate=None):
         self.part, self.whole, self.steps, self.estimate = part, whole, steps, estimate
+        # Starts LAMA-first's translation (a search.lama.Translation) where the walk is on course but too slow.
+        self.translate, self.translation, self.handed = translate, None, False
         # FF grounded beside the walk (a search.ff.Trial): its estimate sets the step limit when it comes.
         self.trial, self.factor, self.say = trial, factor, say or (lambda level, text: None)
         self.value = value if inputs is not None else None
@@ -129,7 +138,14 @@ class Course:
         return sum(1 for literal in self.literals if not state.literal_holds(literal))
 
     def observe(self, step: int, state) -> None:
-        """Record the state reached after ``step`` steps; extend the share if it is about to run out on course."""
+        """Record the state reached after ``step`` steps; extend the share if it is about to run out on course;
+        end it once LAMA-first's translator, beside the walk, has ended."""
+        if self.translating and self.translation.poll():
+            self.handed = True
+            self.part.deadline.extend_to(time.perf_counter())
+            self.extensions.append(f"LAMA-first's translator ended after {self.translation.took:.1f} s: the walk "
+                                   f"hands over after {step} steps")
+            return
         if self.value is not None:
             self.record(step, None, time.perf_counter(), state)
         elif self.literals:
@@ -165,8 +181,8 @@ class Course:
         if step == 1:
             self.began = now
         whole = self.whole.deadline.remaining()
-        if step < HOPELESS_STEPS or self.began is None or whole is None:
-            return False
+        if step < HOPELESS_STEPS or self.began is None or whole is None or self.translating:
+            return False  # while LAMA-first's translator runs, stopping the walk would only wait for it
         if self.estimate is not None:
             needed, basis = self.estimate - step, f"FF's estimate {self.estimate:g} of the plan less the steps walked"
         elif self.literals:
@@ -255,7 +271,10 @@ class Course:
         if remaining is None or whole is None or window is None or remaining > AHEAD_STEPS * window[2] / window[1]:
             return  # judged only when the share is about to run out
         forecast = self.forecast()
-        if forecast is None or forecast[1] > whole or self._past_cap(step, forecast[0]):
+        if forecast is None or self._past_cap(step, forecast[0]):
+            return
+        if forecast[1] > whole:
+            self._beside_translation(step, whole, forecast[2])
             return
         end = min(now + forecast[1], self.whole.deadline.end)
         if end <= self.part.deadline.end:
@@ -264,13 +283,37 @@ class Course:
                                f"by {end - self.part.deadline.end:.1f} s")
         self.part.deadline.extend_to(end)
 
+    @property
+    def translating(self) -> bool:
+        """Whether the walk goes on while LAMA-first's translator runs beside it."""
+        return self.translation is not None and not self.handed
+
+    def _beside_translation(self, step: int, whole: float, words: str) -> None:
+        """On course after ``step`` steps (``words``) but too slow for the ``whole`` seconds the solve has left: start
+        LAMA-first's translation, once, and extend the share to the solve's deadline (:meth:`observe` ends it
+        when the translator ends)."""
+        from up_gnnplan.errors import GnnplanError
+
+        if self.translate is None or self.translation is not None:
+            return
+        try:
+            self.translation = self.translate()
+        except GnnplanError as error:  # a limit reached, or Fast Downward missing: the hand-off says so
+            self.say("info", f"LAMA-first's translator not started beside the walk: {error}")
+            self.translate = None
+            return
+        self.part.deadline.extend_to(self.whole.deadline.end)
+        self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
+                               "it walks on while LAMA-first's translator runs beside it")
+
     def more_steps(self, step: int) -> int:
         """Return the steps to add to a step limit the walk has reached after ``step`` steps: the
         forecast at the window's pace (with :data:`SAFETY`) where the walk is on course, its
-        time fits in what the solve has left and the limit is one this course may extend
-        (``steps``: not one the user gave), else 0."""
+        time fits in what the solve has left (or LAMA-first's translator runs beside it) and the limit
+        is one this course may extend (``steps``: not one the user gave), else 0."""
         forecast, whole = (self.forecast() if self.steps else None), self.whole.deadline.remaining()
-        if forecast is None or whole is not None and forecast[1] > whole or self._past_cap(step, forecast[0]):
+        fits = whole is None or (forecast is not None and forecast[1] <= whole) or self.translating
+        if forecast is None or not fits or self._past_cap(step, forecast[0]):
             return 0
         more, _, words = forecast
         if self.cap is not None:

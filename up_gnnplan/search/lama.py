@@ -177,10 +177,45 @@ def state_problem_text(task, state) -> str:
     return code[:found.start()] + "(:init\n  " + "\n  ".join(init) + ")" + code[end + 1:]
 
 
-def lama_first_from(task, limits: Limits, start, share: float) -> tuple[SearchResult, bool]:
-    """Run LAMA-first on ``task`` translated once: from its state ``start`` in ``share`` of the time left after
-    the translation, then, where it found no plan there, from the initial state with the rest. Return the
-    result and whether its plan starts at ``start``.
+class Translation:
+    """LAMA-first's translation of ``task`` (Fast Downward's translator alone, which writes ``output.sas``), run
+    in a process group of its own while the caller goes on: mode auto's policy walks on while it runs
+    (:class:`~up_gnnplan.search.course.Course`), and the hand-off then searches the translated task
+    (:func:`lama_first_from`). Its time and memory limits are those left under ``limits`` when it starts.
+    :meth:`stop` ends it and removes its folder; it is stopped when it is found to have ended."""
+
+    def __init__(self, task, limits: Limits):
+        self.name = PLANNERS["lama-first"]
+        self.command, self.folder = _command(task, limits, "lama-first", self.name, NO_FAST_DOWNWARD, translate=True)
+        self.began = time.perf_counter()
+        self.took: float | None = None  # seconds, once it ended
+        self.process = _start(self.command, self.folder.name)
+
+    def poll(self) -> bool:
+        """Return whether the translator has ended, without waiting."""
+        if self.took is None and self.process.poll() is not None:
+            self.took = time.perf_counter() - self.began
+        return self.took is not None
+
+    def wait(self, limits: Limits) -> tuple[int, str]:
+        """Wait until the translator ends within ``limits`` (killed at the deadline, less the plan's reserve:
+        :class:`TimeLimitReached`); return its exit code and log."""
+        code = _wait(self.process, limits, f"{self.name}'s translator")
+        self.poll()
+        return code, (Path(self.folder.name) / "log").read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            _kill(self.process)
+        self.folder.cleanup()
+
+
+def lama_first_from(task, limits: Limits, start, share: float,
+                    translation: Translation | None = None) -> tuple[SearchResult, bool]:
+    """Run LAMA-first on ``task`` translated once: from its state ``start`` (None: none) in ``share`` of the time
+    left after the translation, then, where it found no plan there, from the initial state with the rest. Return
+    the result and whether its plan starts at ``start``. ``translation``: the task's :class:`Translation` started
+    earlier (waited for here, and stopped), else one is run here.
 
     The state is put into the translated task's initial state (:func:`start_sas`): every state a walk
     reaches is reachable from the initial state, so the translator's task holds all its facts and the
@@ -190,30 +225,31 @@ def lama_first_from(task, limits: Limits, start, share: float) -> tuple[SearchRe
     began = time.perf_counter()
     try:
         limits.check(f"before handing the task to {name}")
-        command, folder = _command(task, limits, "lama-first", name, NO_FAST_DOWNWARD, translate=True)
+        translation = translation or Translation(task, limits)
         try:
-            code, log = _run(command, limits, folder.name, f"{name}'s translator")
-            translated = Path(folder.name) / "output.sas"
+            code, log = translation.wait(limits)
+            folder = translation.folder.name
+            translated = Path(folder) / "output.sas"
             if code != 0 or not translated.is_file():
-                status, message = _failure(code, log, command, f"{name}'s translator")
+                status, message = _failure(code, log, translation.command, f"{name}'s translator")
                 return SearchResult(status, seconds=time.perf_counter() - began, message=message), False
-            patched = start_sas(translated.read_text(), task, start)
+            patched = None if start is None else start_sas(translated.read_text(), task, start)
             if patched is not None:
-                (Path(folder.name) / "start.sas").write_text(patched)
+                (Path(folder) / "start.sas").write_text(patched)
                 part = limits.share(share)
                 try:
-                    result = _search_sas(task, part, folder.name, "start.sas", name, start)
+                    result = _search_sas(task, part, folder, "start.sas", name, start)
                 except InternalError:  # the search refused the patched task: from the initial state instead
                     result = SearchResult(Status.GAVE_UP)
                 limits.absorb(part)
                 if result.solved or limits.deadline.passed():
                     return result, True
-            result = _search_sas(task, limits, folder.name, "output.sas", name, None)
+            result = _search_sas(task, limits, folder, "output.sas", name, None)
             result.message = "; ".join(filter(None, [
                 None if patched is None else "none from the walk's state in its share", result.message]))
             return result, False
         finally:
-            folder.cleanup()
+            translation.stop()
     except LimitReached as error:
         return stopped(error, [], 0.0, 0, 0, limits), False
 
@@ -332,23 +368,32 @@ def _run(command: list[str], limits: Limits, folder: str, name: str) -> tuple[in
     own limit counts CPU seconds, which a loaded machine makes longer in wall-clock time), and when
     this process is interrupted.
     """
+    return _wait(_start(command, folder), limits, name), (Path(folder) / "log").read_text(errors="replace")
+
+
+def _start(command: list[str], folder: str) -> subprocess.Popen:
+    """Start ``command`` in ``folder`` in a process group of its own, its output into the file ``log`` there."""
+    with (Path(folder) / "log").open("wb") as log:
+        return subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+
+
+def _wait(process: subprocess.Popen, limits: Limits, name: str) -> int:
+    """Wait until ``process`` ends; kill its group when the deadline of ``limits``, less the plan's reserve,
+    passes (:class:`TimeLimitReached`) or this process is interrupted. Return its exit code."""
     remaining = limits.deadline.remaining()
     stop = None if remaining is None else time.perf_counter() + remaining - reserve(remaining)
-    log_path = Path(folder) / "log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
     try:
         while process.poll() is None:
             if stop is not None and time.perf_counter() > stop:
                 _kill(process)
                 raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached while {name} "
-                                       f"searched (after {limits.deadline.elapsed():.2f} s)")
+                                       f"ran (after {limits.deadline.elapsed():.2f} s)")
             time.sleep(POLL_SECONDS)
     finally:
         if process.poll() is None:
             _kill(process)
-    return process.returncode, log_path.read_text(errors="replace")
+    return process.returncode
 
 
 def _kill(process: subprocess.Popen) -> None:

@@ -123,10 +123,14 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     task, model, searches = _task_and_model(mode, job)
     # With the hand-off, the learned part (the policy and the learned search) has its share of the
     # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
-    result, walk = _learned_part(job, mode, searches, task, model, handoff)
+    result, walk, translation = _learned_part(job, mode, searches, task, model, handoff)
     found_by = "learned"
-    if handoff and result.status is Status.GAVE_UP:
-        result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None)
+    try:
+        if handoff and result.status is Status.GAVE_UP:
+            result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None, translation)
+    finally:
+        if translation is not None:
+            translation.stop()
     job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
     if result.solved:
         job.metrics["found_by"] = found_by
@@ -159,16 +163,24 @@ def _task_and_model(mode: Mode, job: Job):
 
 
 def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
-    """:func:`_learned_searches`; FF's trial beside the policy, if it still runs, is stopped when they end."""
+    """:func:`_learned_searches`, and LAMA-first's translation started while the policy walked (None: none;
+    the caller stops it); FF's trial beside the policy, if it still runs, is stopped when they end."""
     from up_gnnplan.search.ff import stop_trial
 
+    translations = []
     try:
-        return _learned_searches(job, mode, searches, task, model, handoff)
+        result, walk = _learned_searches(job, mode, searches, task, model, handoff, translations)
+    except BaseException:
+        for translation in translations:
+            translation.stop()
+        raise
     finally:
         stop_trial(task)
+    return result, walk, (translations[0] if translations else None)
 
 
-def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
+def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool,
+                      translations: list | None = None):
     """Run the learned ``searches`` in turn while each gives up; return the last one's result and the policy's
     (its walk: the first search, where it is a policy; else None). With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
@@ -178,9 +190,16 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     where its pace allows it fewer expansions than that in its share (:class:`~.common.Progress`).
     Where a policy walks with a course and FF takes long to ground, FF is grounded beside the walk
     (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate sets the step limit when it comes,
-    and the fallback waits for the same trial."""
+    and the fallback waits for the same trial. A walk on course but too slow for the time left walks on while
+    LAMA-first's translator runs beside it (with ``handoff_from_walk``; the translation is appended to
+    ``translations``), and the learned fallback is then skipped: LAMA-first searches from the walk's state."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
     from up_gnnplan.search.course import Course
+    from up_gnnplan.search.lama import Translation
+
+    def translate():
+        translations.append(Translation(task, limits))
+        return translations[-1]
 
     params, limits = job.params, job.limits
     inputs = Inputs(task)
@@ -211,7 +230,9 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
                                           value=model if model.has_value else None, inputs=inputs,
                                           estimate=estimate, trial=trial, factor=factor,
-                                          say=job.say)
+                                          say=job.say,
+                                          translate=translate if translations is not None
+                                          and params["handoff_from_walk"] else None)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -223,6 +244,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                     f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent", result.note]))
         if kwargs.get("course") is not None and kwargs["course"].note:
             job.say("info", f"{search.name}: {kwargs['course'].note}")
+        if translations and not result.solved and part.deadline.end is not None:  # LAMA-first searches next
+            part.deadline.extend_to(min(part.deadline.end, time.perf_counter()))
         _say_result(job, search.name, result, search.counts, began)
         if walk is None and search.counts == "steps":
             walk = result
@@ -264,7 +287,7 @@ def _given_or_recorded(name: str, params: dict, model, default: float, say, desc
     return recorded
 
 
-def _hand_off(job: Job, task, walk=None):
+def _hand_off(job: Job, task, walk=None, translation=None):
     """Hand the time left to LAMA-first (:mod:`up_gnnplan.search.lama`); return its result and who found the plan
     (``lama-first``, or ``walk+lama-first``).
 
@@ -273,18 +296,19 @@ def _hand_off(job: Job, task, walk=None):
     :data:`FROM_WALK_SHARE` of the time left, and the plan is the walk's prefix up to it and LAMA-first's
     plan from there; where it finds none there, LAMA-first plans from the initial state with the rest.
     Medium Transport (44 packages): a learnt model's walk delivered 33 packages, then went round in circles;
-    LAMA-first from the initial state needs about 40 s of the minute, from the walk's furthest state a few."""
+    LAMA-first from the initial state needs about 40 s of the minute, from the walk's furthest state a few.
+    ``translation``: LAMA-first's translation started while the walk went on, searched here."""
     from up_gnnplan.search import SearchResult, Status
     from up_gnnplan.search.lama import lama_first, lama_first_from
 
     start = furthest_state(task, walk) if walk is not None else None
     began = time.perf_counter()
-    if start is None:
+    if start is None and translation is None:
         result = lama_first(task, job.limits)
         _say_result(job, "lama-first", result, "expansions", began, "(the time left handed over)")
         return result, "lama-first"
-    steps, state, left, total, cost = start
-    result, from_walk = lama_first_from(task, job.limits, state, FROM_WALK_SHARE)
+    steps, state, left, total, cost = start or (0, None, 0, 0, 0.0)
+    result, from_walk = lama_first_from(task, job.limits, state, FROM_WALK_SHARE, translation)
     where = (f"from step {steps} of the policy's walk ({left} of {total} goal literals left)" if from_walk else
              "from the initial state")
     _say_result(job, "lama-first", result, "expansions", began, f"(the time left handed over; {where})")
