@@ -531,15 +531,17 @@ def test_without_a_translator_a_walk_too_slow_is_not_extended(task):
     assert said == ["LAMA-first's translator not started beside the walk: LAMA-first is not installed"]
 
 
-class SlowWhileTranslating(Course):
+class SlowerThanTheTranslator(Course):
     """A course that starts LAMA-first's translator beside the walk at step MIN_STEPS (as one on course but too
-    slow for the time left does), and a walk that then takes 0.2 s a step: the translator ends first."""
+    slow for the time left does), and a walk slower than the translator: once it has achieved a goal literal
+    (so that the hand-off plans from its state), its next step waits for the translator."""
 
     def observe(self, step, state):
+        self.first = getattr(self, "first", None) or self.left(state)
         if step == MIN_STEPS and self.translation is None:
             self._beside_translation(step, self.whole.deadline.remaining(), "a test's pace")
-        if self.translating:
-            time.sleep(0.2)
+        elif self.translating and self.left(state) < self.first:
+            self.translation.process.wait(timeout=60)
         super().observe(step, state)
 
 
@@ -557,7 +559,7 @@ def test_mode_auto_hands_over_from_the_walk_once_the_translator_beside_it_ends(t
             made.append(self)
 
     monkeypatch.setattr(lama, "Translation", Recorded)
-    result, messages = solved_with(SlowWhileTranslating, task, monkeypatch)
+    result, messages = solved_with(SlowerThanTheTranslator, task, monkeypatch)
     assert result.plan is not None, messages
     assert any("LAMA-first's translator ended after" in m and "the walk hands over after" in m for m in messages), messages
     assert result.metrics["found_by"] == "walk+lama-first", messages

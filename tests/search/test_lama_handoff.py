@@ -55,9 +55,19 @@ def test_the_learned_part_keeps_what_it_finds(blocks):
     assert not any(m.startswith("lama-first") for m in messages(result))
 
 
-def fast_downward_processes(under) -> list[int]:
+def fast_downward_processes(under, settle: float = 3.0) -> list[int]:
     """The processes working in a hand-off's temporary folder under ``under`` (Fast Downward's driver,
-    translator, search; not those of other runs on the machine)."""
+    translator, search; not those of other runs on the machine), once none is left or after ``settle``
+    seconds: a process killed with a large address space takes a moment to end."""
+    end = time.perf_counter() + settle
+    while True:
+        found = _working_under(under)
+        if not found or time.perf_counter() > end:
+            return found
+        time.sleep(0.05)
+
+
+def _working_under(under) -> list[int]:
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
