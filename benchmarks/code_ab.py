@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["run", "table"])
     parser.add_argument("domains", nargs="*", metavar="DOMAIN", help="IPC 2023 domains (default: all ten)")
-    parser.add_argument("--tier", choices=["medium", "between", "hard"], help="one tier only (default: all)")
+    parser.add_argument("--tier", choices=["medium", "between", "hard", "hard-lower"],
+                        help="one tier only (default: medium, between, hard)")
     parser.add_argument("--arm", action="append", default=[], metavar="NAME=CHECKOUT",
                         help="repeatable: an arm's name and the checkout it runs (. for this working tree)")
     parser.add_argument("--lama", action="store_true", help="LAMA-first on the files as an arm too")
