@@ -274,3 +274,19 @@ def test_a_state_as_the_initial_state_of_the_files_and_of_the_translated_task(tm
         for action in result.actions:
             end = action.apply(end)
         assert is_goal(task, end)
+
+
+@pytest.mark.parametrize("code", [-9, 247])
+def test_a_fast_downward_component_killed_is_a_timeout_at_its_limit_and_memory_before(code):
+    """Exit code 247 (SIGKILL, as the driver passes it on) ended a hand-off as an internal error: LAMA-first's
+    translator had run past its CPU-time limit and was killed at the hard one."""
+    from up_gnnplan.search.lama import Status, _failure
+
+    command = ["python", "fast-downward.py", "--overall-memory-limit", "3000M", "--overall-time-limit", "27s",
+               "--translate", "domain.pddl", "problem.pddl"]
+    status, message = _failure(code, "INFO     Planner time: 27.11s\n", command, "LAMA-first's translator")
+    assert status is Status.TIMEOUT
+    assert message == "LAMA-first's translator ran out of time (killed at its time limit of 27 s)"
+    status, message = _failure(code, "INFO     Planner time: 3.2s\n", command, "LAMA-first's translator")
+    assert status is Status.MEMOUT
+    assert message == "LAMA-first's translator was killed by the system (SIGKILL) after 3.2 s, most likely for its memory"

@@ -53,6 +53,11 @@ TIME_CODES = (21, 23)
 # A component that its CPU-time limit (RLIMIT_CPU) ended by SIGXCPU, as its driver passes it on:
 # -24, or 232 as an unsigned byte.
 CPU_LIMIT_CODES = (-signal.SIGXCPU, 256 - signal.SIGXCPU)
+# A component killed outright (SIGKILL): by the hard CPU-time limit a second after the soft one where it
+# did not stop at SIGXCPU (the translator on a Transport task of 522,000 estimated actions: "Planner time:
+# 27.11s" under a limit of 27 s), else by the system, which kills for memory.
+KILLED_CODES = (-signal.SIGKILL, 256 - signal.SIGKILL)
+_PLANNER_TIME = re.compile(r"Planner time: ([\d.]+)s")
 
 POLL_SECONDS = 0.02
 # Kept free of Fast Downward's memory: its driver (a Python process outside the limit it sets on
@@ -451,6 +456,14 @@ def _failure(code: int, log: str, command: list[str], name: str) -> tuple[Status
                                f"memory limit)" if limit else f"{name} ran out of memory")
     if code in TIME_CODES or code in CPU_LIMIT_CODES:
         return Status.TIMEOUT, f"{name} ran out of time"
+    if code in KILLED_CODES:
+        seconds = next((float(command[i + 1].rstrip("s")) for i, word in enumerate(command)
+                        if word == "--overall-time-limit"), None)
+        took = [float(x) for x in _PLANNER_TIME.findall(log)]
+        if seconds is not None and took and took[-1] >= seconds - 1:
+            return Status.TIMEOUT, f"{name} ran out of time (killed at its time limit of {seconds:g} s)"
+        return Status.MEMOUT, (f"{name} was killed by the system (SIGKILL) "
+                               + (f"after {took[-1]:g} s, " if took else "") + "most likely for its memory")
     last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
     if code in UNSUPPORTED_CODES:
         why = next((line.strip() for line in log.splitlines() if "support" in line.lower()), last)
