@@ -1,6 +1,8 @@
 """Sweeps on Ray: ``gnnplan compare`` and ``gnnplan dataset`` with ``--executor ray`` give the process pool's results.
 
-The module starts one local Ray instance with 2 CPUs (skipped when Ray is not installed) and
+The tests that start a local Ray instance are opt-in (``--runslow``: starting it alone takes 10-15 s of the
+default run's 10 minutes); the default run checks the error paths and the imports. The module starts one
+local Ray instance with 2 CPUs (skipped when Ray is not installed) and
 runs the shipped Blocksworld model on four generated 5-block problems, through the CLI, both
 ways. Jobs that sleep, allocate or kill their Ray worker check the limits and the retries.
 """
@@ -103,6 +105,7 @@ def lose_worker_once(marker, phase):
     return "run again"
 
 
+@pytest.mark.slow  # opt-in (--runslow): a local Ray instance takes 10-15 s to start
 def test_limits_hold_on_ray_as_in_the_process_pool(ray_instance):
     jobs = [Job("slow", f"{__name__}:sleep_for", (30,), timeout=1.0),
             Job("large", f"{__name__}:allocate", (4000,), memory_mb=2000),
@@ -116,6 +119,7 @@ def test_limits_hold_on_ray_as_in_the_process_pool(ray_instance):
         assert outcomes["small"].status == "ok" and outcomes["small"].value == 10 * 2**20
 
 
+@pytest.mark.slow  # opt-in (--runslow): a local Ray instance takes 10-15 s to start
 def test_a_job_whose_worker_is_lost_is_run_again(ray_instance, tmp_path):
     start = time.monotonic()
     with RayExecutor(retries=1) as executor:

@@ -30,7 +30,7 @@ def model(files):
                                                                                            states_per_goal=4))
     # An epoch limit, not a time limit, so that the model does not depend on the machine's speed
     # (the dataset does not either: it is sampled from a canonical state order).
-    config = TrainConfig(hidden=32, layers=6, lr=3e-3, loss="mse", max_seconds=900, max_epochs=50, epoch_states=256,
+    config = TrainConfig(hidden=32, layers=6, lr=3e-3, loss="mse", max_seconds=900, max_epochs=30, epoch_states=256,
                          validation_fraction=0.0, patience=200, seed=0)
     net, encoding, record = train(data, config)
     return export_onnx(net, encoding, files / "grounding.onnx", domain=data.domain, train_config=config.to_dict(),
