@@ -504,14 +504,26 @@ def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_run
     assert len(started) == 1 and course.translating
     assert part.deadline.end == whole.deadline.end  # the walk may go on to the solve's deadline
     assert "but too slow for the" in course.note and "LAMA-first's translator runs beside it" in course.note
-    state = task.initial_state()
-    assert not hopeless_after(course, state, 10.0, step=HOPELESS_SURE_STEPS)  # never stopped to wait for it
+    assert not hopeless_after(course, task.initial_state(), 10.0, step=HOPELESS_SURE_STEPS)  # never stopped for it
+    state = Holding(course, range(course.total))  # no literal left: no forecast (as off course)
     course.observe(2 * MIN_STEPS + 1, state)  # the first poll: still translating
     assert course.translating and not part.deadline.passed()
     course.observe(2 * MIN_STEPS + 2, state)  # the translator has ended: the walk hands over now
     assert not course.translating and part.deadline.remaining() == 0
     assert course.note.startswith(f"LAMA-first's translator ended after 1.5 s: the walk hands over after "
                                   f"{2 * MIN_STEPS + 2} steps")
+
+
+def test_a_walk_whose_forecast_fits_when_the_translator_ends_walks_on_to_it(task):
+    whole = Limits(3)
+    part = whole.share(0.001)
+    course = Course(task, part, whole, translate=lambda: Translating(ends=1))
+    walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)  # 7.5 s forecast: translating
+    assert course.translating
+    course.observe(2 * MIN_STEPS + 1, Holding(course, range(course.total - 1)))  # one literal left: on course
+    assert not course.translating and 0 < part.deadline.remaining() < whole.deadline.remaining()
+    assert course.note.startswith(f"LAMA-first's translator ended after 1.5 s; on course after {2 * MIN_STEPS + 1} "
+                                  "steps (1 of")
 
 
 def test_without_a_translator_a_walk_too_slow_is_not_extended(task):
@@ -534,7 +546,12 @@ def test_without_a_translator_a_walk_too_slow_is_not_extended(task):
 class SlowerThanTheTranslator(Course):
     """A course that starts LAMA-first's translator beside the walk at step MIN_STEPS (as one on course but too
     slow for the time left does), and a walk slower than the translator: once it has achieved a goal literal
-    (so that the hand-off plans from its state), its next step waits for the translator."""
+    (so that the hand-off plans from its state), its next step waits for the translator. Its forecast never
+    fits (too slow), so the walk hands over when the translator ends."""
+
+    def forecast(self):
+        found = super().forecast()
+        return None if found is None else (found[0], math.inf, found[2])
 
     def observe(self, step, state):
         self.first = getattr(self, "first", None) or self.left(state)

@@ -140,16 +140,12 @@ class Course:
     def observe(self, step: int, state) -> None:
         """Record the state reached after ``step`` steps; extend the share if it is about to run out on course;
         end it once LAMA-first's translator, beside the walk, has ended."""
-        if self.translating and self.translation.poll():
-            self.handed = True
-            self.part.deadline.extend_to(time.perf_counter())
-            self.extensions.append(f"LAMA-first's translator ended after {self.translation.took:.1f} s: the walk "
-                                   f"hands over after {step} steps")
-            return
         if self.value is not None:
             self.record(step, None, time.perf_counter(), state)
         elif self.literals:
             self.record(step, self.left(state), time.perf_counter())
+        if self.translating and self.translation.poll():
+            self._translated(step)
 
     def awaited(self, step: int, max_steps: int) -> int:
         """Return the step limit after ``step`` steps: ``max_steps``, or, once FF's trial beside the walk
@@ -305,6 +301,22 @@ class Course:
         self.part.deadline.extend_to(self.whole.deadline.end)
         self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
                                "it walks on while LAMA-first's translator runs beside it")
+
+    def _translated(self, step: int) -> None:
+        """LAMA-first's translator, beside the walk, has ended after ``step`` steps: the walk hands over now, unless
+        it is on course and its forecast now fits in the time the solve has left (it walks on to it, judged again
+        there as any extension; the translation waits for the hand-off)."""
+        self.handed = True
+        now, whole = time.perf_counter(), self.whole.deadline.remaining()
+        ended = f"LAMA-first's translator ended after {self.translation.took:.1f} s"
+        forecast = self.forecast()
+        if forecast is not None and whole is not None and forecast[1] <= whole and not self._past_cap(step, forecast[0]):
+            self.part.deadline.extend_to(min(now + forecast[1], self.whole.deadline.end))
+            self.extensions.append(f"{ended}; on course after {step} steps ({forecast[2]}): the walk goes on for "
+                                   f"{forecast[1]:.1f} s")
+            return
+        self.part.deadline.extend_to(now)
+        self.extensions.append(f"{ended}: the walk hands over after {step} steps")
 
     def more_steps(self, step: int) -> int:
         """Return the steps to add to a step limit the walk has reached after ``step`` steps: the
