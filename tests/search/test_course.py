@@ -562,10 +562,9 @@ class SlowerThanTheTranslator(Course):
         super().observe(step, state)
 
 
-@needs_fd
-def test_mode_auto_hands_over_from_the_walk_once_the_translator_beside_it_ends(task, monkeypatch):
-    from pathlib import Path
-
+def recorded_translations(monkeypatch, ends: bool = True) -> list:
+    """Make LAMA-first's translations recorded in the list returned; with ``ends`` False, the walk never sees one
+    end (as on a task too large to translate in the time left)."""
     from up_gnnplan.search import lama
 
     made = []
@@ -575,34 +574,34 @@ def test_mode_auto_hands_over_from_the_walk_once_the_translator_beside_it_ends(t
             super().__init__(*args)
             made.append(self)
 
+        def poll(self):
+            return super().poll() if ends else False
+
     monkeypatch.setattr(lama, "Translation", Recorded)
+    return made
+
+
+def stopped(translation) -> bool:
+    from pathlib import Path
+
+    return translation.process.poll() is not None and not Path(translation.folder.name).exists()
+
+
+@needs_fd
+def test_mode_auto_hands_over_from_the_walk_once_the_translator_beside_it_ends(task, monkeypatch):
+    made = recorded_translations(monkeypatch)
     result, messages = solved_with(SlowerThanTheTranslator, task, monkeypatch)
     assert result.plan is not None, messages
     assert any("LAMA-first's translator ended after" in m and "the walk hands over after" in m for m in messages), messages
     assert result.metrics["found_by"] == "walk+lama-first", messages
     assert any(m.startswith("lama-first: solved") and "from step" in m for m in messages), messages
     assert not any(m.startswith(("dual-gbfs", "gbfs")) and "solved" in m for m in messages)
-    assert len(made) == 1  # translated once, beside the walk, and searched by the hand-off
-    assert made[0].process.poll() is not None and not Path(made[0].folder.name).exists()  # nothing outlives the solve
+    assert len(made) == 1 and stopped(made[0])  # translated once, beside the walk; nothing outlives the solve
 
 
 @needs_fd
 def test_a_walk_that_reaches_the_goal_beside_the_translator_stops_it(task, monkeypatch):
-    from pathlib import Path
-
-    from up_gnnplan.search import lama
-
-    made = []
-
-    class Endless(lama.Translation):
-        """A translation the walk never sees end (as on a task too large to translate in the time left)."""
-
-        def __init__(self, *args):
-            super().__init__(*args)
-            made.append(self)
-
-        def poll(self):
-            return False
+    made = recorded_translations(monkeypatch, ends=False)
 
     class Beside(Course):
         def observe(self, step, state):
@@ -610,7 +609,6 @@ def test_a_walk_that_reaches_the_goal_beside_the_translator_stops_it(task, monke
                 self._beside_translation(step, self.whole.deadline.remaining(), "a test's pace")
             super().observe(step, state)
 
-    monkeypatch.setattr(lama, "Translation", Endless)
     result, messages = solved_with(Beside, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "learned", messages
-    assert len(made) == 1 and made[0].process.poll() is not None and not Path(made[0].folder.name).exists()
+    assert len(made) == 1 and stopped(made[0])
