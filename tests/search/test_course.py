@@ -499,10 +499,11 @@ def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_run
     whole = Limits(3)  # the forecast, SAFETY x 50 x 0.1 s = 7.5 s, does not fit in the time left
     part = whole.share(0.001)
     started = []
-    course = Course(task, part, whole, translate=lambda: started.append(Translating()) or started[-1])
+    course = Course(task, part, whole, translate=lambda share: started.append(Translating()) or started[-1])
     walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)
     assert len(started) == 1 and course.translating
     assert part.deadline.end == whole.deadline.end  # the walk may go on to the solve's deadline
+    assert part.memory_mb < whole.memory_mb  # and keeps half the memory left: the translator has the other half
     assert "but too slow for the" in course.note and "LAMA-first's translator runs beside it" in course.note
     assert not hopeless_after(course, task.initial_state(), 10.0, step=HOPELESS_SURE_STEPS)  # never stopped for it
     state = Holding(course, range(course.total))  # no literal left: no forecast (as off course)
@@ -517,7 +518,7 @@ def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_run
 def test_a_walk_whose_forecast_fits_when_the_translator_ends_walks_on_to_it(task):
     whole = Limits(3)
     part = whole.share(0.001)
-    course = Course(task, part, whole, translate=lambda: Translating(ends=1))
+    course = Course(task, part, whole, translate=lambda share: Translating(ends=1))
     walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)  # 7.5 s forecast: translating
     assert course.translating
     course.observe(2 * MIN_STEPS + 1, Holding(course, range(course.total - 1)))  # one literal left: on course
@@ -534,7 +535,7 @@ def test_without_a_translator_a_walk_too_slow_is_not_extended(task):
     part = whole.share(0.001)
     before = part.deadline.end
 
-    def missing():
+    def missing(memory_share):
         raise GnnplanError("LAMA-first is not installed")
 
     course = Course(task, part, whole, translate=missing, say=lambda level, text: said.append(text))
@@ -597,6 +598,10 @@ def test_mode_auto_hands_over_from_the_walk_once_the_translator_beside_it_ends(t
     assert any(m.startswith("lama-first: solved") and "from step" in m for m in messages), messages
     assert not any(m.startswith(("dual-gbfs", "gbfs")) and "solved" in m for m in messages)
     assert len(made) == 1 and stopped(made[0])  # translated once, beside the walk; nothing outlives the solve
+    from up_gnnplan.limits import default_memory_mb
+
+    command = made[0].command
+    assert int(command[command.index("--overall-memory-limit") + 1].rstrip("M")) < default_memory_mb() / 2
 
 
 @needs_fd

@@ -81,6 +81,9 @@ HOPELESS_SURE_STEPS = 20
 # solves them), the most elsewhere is 3; medium Transport's walks do from step 202 and 312.
 CIRCLE_STEPS = 100
 CIRCLE_UNDONE = 10
+# The share of the memory left under the solve's limit that LAMA-first's translator beside the walk may take;
+# the walk keeps the rest.
+BESIDE_MEMORY_SHARE = 0.5
 
 
 def goal_literals(task) -> list:
@@ -292,13 +295,18 @@ class Course:
 
         if self.translate is None or self.translation is not None:
             return
+        headroom = self.whole.headroom_mb()
         try:
-            self.translation = self.translate()
+            self.translation = self.translate(BESIDE_MEMORY_SHARE)
         except GnnplanError as error:  # a limit reached, or Fast Downward missing: the hand-off says so
             self.say("info", f"LAMA-first's translator not started beside the walk: {error}")
             self.translate = None
             return
         self.part.deadline.extend_to(self.whole.deadline.end)
+        if headroom is not None:  # the walk and the translator each take a share of the memory left
+            from up_gnnplan.limits import resident_mb
+
+            self.part.memory_mb = int(resident_mb() + (1 - BESIDE_MEMORY_SHARE) * headroom)
         self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
                                "it walks on while LAMA-first's translator runs beside it")
 

@@ -186,12 +186,13 @@ class Translation:
     """LAMA-first's translation of ``task`` (Fast Downward's translator alone, which writes ``output.sas``), run
     in a process group of its own while the caller goes on: mode auto's policy walks on while it runs
     (:class:`~up_gnnplan.search.course.Course`), and the hand-off then searches the translated task
-    (:func:`lama_first_from`). Its time and memory limits are those left under ``limits`` when it starts.
-    :meth:`stop` ends it and removes its folder; it is stopped when it is found to have ended."""
+    (:func:`lama_first_from`). Its time limit is the time left under ``limits`` when it starts, its memory limit
+    ``memory_share`` of the memory left then. :meth:`stop` ends it and removes its folder."""
 
-    def __init__(self, task, limits: Limits):
+    def __init__(self, task, limits: Limits, memory_share: float = 1.0):
         self.name = PLANNERS["lama-first"]
-        self.command, self.folder = _command(task, limits, "lama-first", self.name, NO_FAST_DOWNWARD, translate=True)
+        self.command, self.folder = _command(task, limits, "lama-first", self.name, NO_FAST_DOWNWARD, translate=True,
+                                             memory_share=memory_share)
         self.began = time.perf_counter()
         self.took: float | None = None  # seconds, once it ended
         self.process = _start(self.command, self.folder.name)
@@ -329,10 +330,10 @@ def _fluent_atoms(task, state) -> list[list[str]]:
 
 
 def _command(task, limits: Limits, alias: str, name: str, missing: str, problem: str | None = None,
-             translate: bool = False):
+             translate: bool = False, memory_share: float = 1.0):
     """Return Fast Downward's command line on ``task``'s PDDL and the temporary folder it works in (with
-    ``translate``, its translator alone, which writes ``output.sas`` there)."""
-    command = _driver_command(limits, name, missing)
+    ``translate``, its translator alone, which writes ``output.sas`` there); ``memory_share``: of the memory left."""
+    command = _driver_command(limits, name, missing, memory_share)
     folder = tempfile.TemporaryDirectory(prefix="gnnplan-lama-")
     (Path(folder.name) / "domain.pddl").write_text(task.domain_text)
     (Path(folder.name) / "problem.pddl").write_text(task.problem_text if problem is None else problem)
@@ -344,15 +345,17 @@ def _command(task, limits: Limits, alias: str, name: str, missing: str, problem:
     return command, folder
 
 
-def _driver_command(limits: Limits, name: str, missing: str) -> list[str]:
-    """Return the start of a Fast Downward command line: the driver, with the memory and time left under ``limits``."""
+def _driver_command(limits: Limits, name: str, missing: str, memory_share: float = 1.0) -> list[str]:
+    """Return the start of a Fast Downward command line: the driver, with the memory (``memory_share`` of it) and
+    time left under ``limits``."""
     remaining = limits.deadline.remaining()
     command = [sys.executable, str(driver(missing))]
     space = address_space_mb()
     if limits.memory_mb or space is not None:
         # Its translator and search get an address-space limit each, which may not exceed this
         # process's own (an outer ``ulimit -v``): the driver would refuse to start them.
-        left = min(x for x in (limits.headroom_mb(), space) if x is not None) - DRIVER_MB
+        headroom = limits.headroom_mb()
+        left = min(x for x in (None if headroom is None else memory_share * headroom, space) if x is not None) - DRIVER_MB
         if left < MIN_MB:
             limit = f"memory limit of {limits.memory_mb} MB" if limits.memory_mb else f"address-space limit of {space} MB"
             raise MemoryLimitReached(f"{limit} reached before {name}: {max(0.0, left):.0f} MB would be left for it")

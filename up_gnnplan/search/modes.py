@@ -197,8 +197,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     from up_gnnplan.search.course import Course
     from up_gnnplan.search.lama import Translation
 
-    def translate():
-        translations.append(Translation(task, limits))
+    def translate(memory_share: float):
+        translations.append(Translation(task, limits, memory_share))
         return translations[-1]
 
     params, limits = job.params, job.limits
@@ -242,6 +242,9 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 result.status = Status.GAVE_UP
                 result.message = "; ".join(filter(None, [
                     f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent", result.note]))
+            elif result.status is Status.MEMOUT and translations and part.memory_mb != limits.memory_mb:
+                result.status = Status.GAVE_UP  # its share of the memory beside the translator: LAMA-first goes on
+                result.message = f"{result.message} (the walk's share beside LAMA-first's translator)"
         if kwargs.get("course") is not None and kwargs["course"].note:
             job.say("info", f"{search.name}: {kwargs['course'].note}")
         if translations and not result.solved and part.deadline.end is not None:  # LAMA-first searches next
