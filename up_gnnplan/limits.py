@@ -204,10 +204,16 @@ class Deadline:
         """Move the deadline to the clock value ``end`` (a part of a solve given more of its time)."""
         self.end, self.seconds = end, end - self.start
 
+    @property
+    def said(self) -> str:
+        """The limit's seconds as messages say them: as given (60, 0.05), or to a tenth where a share of the
+        solve's time was extended to a clock value (55.6, not 55.5899)."""
+        return f"{self.seconds:g}" if self.seconds == round(self.seconds, 2) else f"{self.seconds:.1f}"
+
     def check(self, what: str) -> None:
         """Raise :class:`TimeLimitReached` if the deadline has passed, naming ``what`` was under way."""
         if self.passed():
-            raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what} (after {self.elapsed():.2f} s)")
+            raise TimeLimitReached(f"time limit of {self.said} s reached {what} (after {self.elapsed():.2f} s)")
 
     def check_room(self, seconds: float, what: str, basis: str = "it took last time") -> None:
         """Raise :class:`TimeLimitReached` if fewer than ``seconds`` are left for ``what``.
@@ -218,7 +224,7 @@ class Deadline:
         self.check(what)  # passed already: said as such
         remaining = self.remaining()
         if remaining is not None and remaining < seconds:
-            raise TimeLimitReached(f"time limit of {self.seconds:g} s reached {what}: {remaining:.2f} s left, "
+            raise TimeLimitReached(f"time limit of {self.said} s reached {what}: {remaining:.2f} s left, "
                                    f"less than the {seconds:.2f} s {basis} (after {self.elapsed():.2f} s)")
 
 

@@ -136,7 +136,7 @@ class ChunkedEvaluator:
         expected = elements * self.seconds_per_element
         if self.measured and remaining is not None and expected > remaining + self.slack:
             raise TimeLimitReached(
-                f"time limit of {self.limits.deadline.seconds:g} s reached {what}: the chunk needs about "
+                f"time limit of {self.limits.deadline.said} s reached {what}: the chunk needs about "
                 f"{expected:.2f} s, {remaining:.2f} s are left")
 
     def _run(self, feed, elements: int) -> np.ndarray:

@@ -143,7 +143,7 @@ def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNW
             folder.cleanup()
         if result.status is Status.TIMEOUT and limits.deadline.seconds is not None:
             # Its own limit was the solve's time left: say it as every search says the solve's limit.
-            result.message = (f"time limit of {limits.deadline.seconds:g} s reached while {name} searched (after "
+            result.message = (f"time limit of {limits.deadline.said} s reached while {name} searched (after "
                               f"{limits.deadline.elapsed():.2f} s; {result.message})")
         return result
     except LimitReached as error:
@@ -363,7 +363,7 @@ def _driver_command(limits: Limits, name: str, missing: str, memory_share: float
     if remaining is not None:  # Fast Downward's own limit too, so that it ends on its own and says why
         seconds = remaining - reserve(remaining)
         if seconds < 1:
-            raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached before {name}: "
+            raise TimeLimitReached(f"time limit of {limits.deadline.said} s reached before {name}: "
                                    f"{remaining:.2f} s left")
         command += ["--overall-time-limit", f"{int(seconds)}s"]
     return command
@@ -395,7 +395,7 @@ def _wait(process: subprocess.Popen, limits: Limits, name: str) -> int:
         while process.poll() is None:
             if stop is not None and time.perf_counter() > stop:
                 _kill(process)
-                raise TimeLimitReached(f"time limit of {limits.deadline.seconds:g} s reached while {name} "
+                raise TimeLimitReached(f"time limit of {limits.deadline.said} s reached while {name} "
                                        f"ran (after {limits.deadline.elapsed():.2f} s)")
             time.sleep(POLL_SECONDS)
     finally:
