@@ -1,19 +1,17 @@
-"""Fast Downward's translator against the estimated ground actions: how fast can LAMA-first's first stage be?
+"""Fast Downward's translator alone at the tiers' sizes: can LAMA-first start searching within the minute at all?
 
-Mode auto hands the time its learned part leaves to LAMA-first, whose translator (Python) grounds
-the whole task before its search starts. On the hard tier it cannot: 232 blocks took 45 s of a
-minute at load 2-3. Whether it can finish at all is known beforehand only from the task's size, so
-this script measures, per task, the translator's seconds against the ground actions that
-:func:`up_gnnplan.problems.size.estimate_ground_actions` estimates from the schemas, and reports
-the fastest rate (seconds per estimated action) among the tasks whose translation took at least
-``--min-seconds`` (below that, the translator's fixed costs dominate). The engine's
-``TRANSLATE_SECONDS_PER_ACTION`` is the fastest rate measured here, halved as a margin.
+Mode auto hands the time its learned part leaves to LAMA-first, whose translator (Python) grounds the
+whole task before its search starts; since the hand-off plans from the policy's walk, a walk on course
+but too slow walks on while the translator runs beside it (``search/course.py``). This script measures,
+per task, the translator's seconds, peak memory and operators alone, beside the ground actions
+:func:`up_gnnplan.problems.size.estimate_ground_actions` estimates from the schemas, and reports the
+fastest rate (seconds per estimated action) among the translations of at least ``--min-seconds``.
 
     OMP_NUM_THREADS=1 python -m benchmarks.translate_speed run FOLDER... [-o OUT]
     python -m benchmarks.translate_speed table [-o OUT]
 
 Each FOLDER holds a ``domain.pddl`` and problems (the generated tiers: ``/tmp/gnnplan-tiers/TIER/DOMAIN``);
-each translation runs alone, with ``--kill-after`` seconds and ``--memory-mb`` at most.
+each translation runs alone, killed after ``--kill-after`` seconds, under ``--memory-mb`` of address space.
 """
 
 from __future__ import annotations
