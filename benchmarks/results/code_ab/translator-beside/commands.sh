@@ -1,5 +1,5 @@
 #!/bin/bash
-# The walk beside LAMA-first's translator (24edf08, /work/wt-after) against the code before it (cbb8953,
+# The walk beside LAMA-first's translator (c461317, /work/wt-after) against the code before it (81e3e98,
 # /work/wt-base), both git worktrees; both arms of a set at once, one core each, 60 s and 4 GB a task, default
 # mode, shipped models. The tiers ran first, through benchmarks.code_ab:
 #   OMP_NUM_THREADS=1 python -m benchmarks.code_ab run --tier hard-lower --arm before=/work/wt-base \
