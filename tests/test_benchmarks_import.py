@@ -1,6 +1,6 @@
 """The benchmarks are a package: every module imports, and every script answers ``--help``.
 
-The benchmarks themselves run for hours on the sets of ``../shared``; these checks need neither.
+The benchmarks themselves run for hours on public benchmark sets outside the repository; these checks need neither.
 They catch a script that no longer imports (a helper it took from another script was removed),
 one that runs on import, and a parser that no longer builds.
 """
