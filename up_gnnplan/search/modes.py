@@ -179,8 +179,7 @@ def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, hando
     return result, walk, (translations[0] if translations else None)
 
 
-def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool,
-                      translations: list | None = None):
+def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool, translations: list):
     """Run the learned ``searches`` in turn while each gives up; return the last one's result and the policy's
     (its walk: the first search, where it is a policy; else None). With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
@@ -230,9 +229,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
                                           value=model if model.has_value else None, inputs=inputs,
                                           estimate=estimate, trial=trial, factor=factor,
-                                          say=job.say,
-                                          translate=translate if translations is not None
-                                          and params["handoff_from_walk"] else None)
+                                          say=job.say, translate=translate if params["handoff_from_walk"] else None)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
