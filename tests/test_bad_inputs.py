@@ -267,15 +267,15 @@ CASES = [
     ("empty-goal", lambda t: cli("solve", TYPED_BLOCKS, fixture("blocksworld", "empty-goal.pddl")),
      ["empty-goal.pddl", "goal is empty"]),
     ("derived-predicates", lambda t: ours(lambda: load_derived(t)), ["domain.pddl, line 4", ":derived"]),
-    ("disjunctive-conditions-oneshotplanner", lambda t: planner_status(
-        load_pddl(fixture("unsupported", "or-domain.pddl"), fixture("unsupported", "lights-p01.pddl")),
-        Status.UNSUPPORTED_PROBLEM), ["or-domain.pddl", "lights-p01.pddl", "disjunctive conditions (or / imply)"]),
-    ("disjunctive-conditions-engine", lambda t: usage(lambda: GnnplanEngine().solve(
-        load_pddl(fixture("unsupported", "or-domain.pddl"), fixture("unsupported", "lights-p01.pddl")))),
-     ["or-domain.pddl", "disjunctive conditions (or / imply)"]),
-    ("disjunctive-conditions-cli", lambda t: cli("solve", fixture("unsupported", "or-domain.pddl"),
-                                                 fixture("unsupported", "lights-p01.pddl")),
-     ["or-domain.pddl", "disjunctive conditions (or / imply)"]),
+    ("disjunctive-goal-oneshotplanner", lambda t: planner_status(
+        load_pddl(fixture("unsupported", "lights-domain.pddl"), fixture("unsupported", "or-goal-p01.pddl")),
+        Status.UNSUPPORTED_PROBLEM), ["lights-domain.pddl", "or-goal-p01.pddl", "disjunctive goals (or / imply)"]),
+    ("universal-goal-oneshotplanner", lambda t: planner_status(
+        load_pddl(fixture("unsupported", "lights-domain.pddl"), fixture("unsupported", "forall-goal-p01.pddl")),
+        Status.UNSUPPORTED_PROBLEM), ["forall-goal-p01.pddl", "universally quantified goals (forall)"]),
+    ("disjunctive-goal-cli", lambda t: cli("solve", fixture("unsupported", "lights-domain.pddl"),
+                                           fixture("unsupported", "or-goal-p01.pddl")),
+     ["or-goal-p01.pddl, line 6", "disjunctive goals (or / imply)"]),
     ("numeric-fluents", lambda t: ours(lambda: load_task(fixture("unsupported", "numeric-domain.pddl"),
                                                          fixture("unsupported", "numeric-p01.pddl"))),
      ["numeric-domain.pddl", "numeric"]),

@@ -63,8 +63,8 @@ def test_dataset_with_action_costs(tmp_path):
         ((TYPED_BLOCKS, fixture("blocksworld", "unknown-predicate.pddl")), ["unknown-predicate.pddl, line 6"]),
         ((TYPED_BLOCKS, fixture("blocksworld", "unclosed-paren.pddl")), ["unclosed-paren.pddl", "never closed"]),
         (
-            (fixture("unsupported", "or-domain.pddl"), fixture("unsupported", "lights-p01.pddl")),
-            ["or-domain.pddl", "disjunctive conditions (or / imply)"],
+            (fixture("unsupported", "lights-domain.pddl"), fixture("unsupported", "or-goal-p01.pddl")),
+            ["or-goal-p01.pddl", "disjunctive goals (or / imply)"],
         ),
         ((TYPED_BLOCKS, fixture("blocksworld", "empty-goal.pddl")), ["empty-goal.pddl", "goal is empty"]),
         (PROBLEMS["oneway-unsolvable"], ["unsolvable.pddl", "unsolvable", "--allow-unsolvable"]),

@@ -24,8 +24,9 @@ class UnsupportedFeatureError(GnnplanError):
         listed = ", ".join(self.features)
         super().__init__(
             f"{where}: unsupported feature(s): {listed}. up-gnnplan supports STRIPS with typing, "
-            "negative preconditions, equality, existential preconditions and goals, conditional and "
-            "universally quantified effects, and non-negative action costs."
+            "negative, disjunctive, existential and universal preconditions (or, imply, exists, forall), "
+            "equality, goals of literals and existential goals, conditional and universally quantified "
+            "effects, and non-negative action costs."
         )
 
 

@@ -203,11 +203,23 @@ def test_prechecks_run_first(tmp_path):
     assert "goal is empty" in load_error(TYPED_BLOCKS, fixture("blocksworld", "empty-goal.pddl"), ProblemLoadError)
 
 
+@pytest.mark.parametrize("edit", [
+    ("(free ?t) (exists", "(or (free ?t) (vehicle ?t)) (exists"),
+    ("(and (loaded ?c ?t) (at ?t ?p))", "(and (loaded ?c ?t) (at ?t ?p) (forall (?d - crate) (imply (loaded ?d ?t) (at ?d ?p))))"),
+])
+def test_disjunctive_and_universal_preconditions_are_read_alike_by_both_readers(tmp_path, edit):
+    import warnings
+
+    assert edit[0] in DOMAIN
+    text = DOMAIN.replace(*edit).replace(":action-costs)", ":action-costs :disjunctive-preconditions :universal-preconditions)")
+    domain, problem = write(tmp_path, text, PROBLEM)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        up, files = both(domain, problem)
+    assert_same(up, files)
+
+
 @pytest.mark.parametrize("edit, feature", [
-    (("(free ?t) (exists", "(or (free ?t) (vehicle ?t)) (exists"),
-     "disjunctive conditions (or / imply)"),
-    (("(and (loaded ?c ?t) (at ?t ?p))", "(and (loaded ?c ?t) (at ?t ?p) (forall (?d - crate) (at ?d ?p)))"),
-     "universally quantified conditions (forall)"),
     (("(increase (total-cost) (dist ?a ?b))", "(increase (total-cost) (dist ?a ?b)) (decrease (dist ?a ?b) 1)"),
      "numeric effects (decrease)"),
     (("(increase (total-cost) 1)))\n  (:action unload", "(increase (total-cost) -1)))\n  (:action unload"),
@@ -222,9 +234,9 @@ def test_unsupported_features_are_refused_by_name(tmp_path, edit, feature):
 
 def test_unsupported_problem_features_are_refused_by_name(tmp_path):
     goal = "(:goal (and (at c1 far) (not (at c2 far)) (at c2 home)))"
-    for edit, feature in [((goal, "(:goal (or (at c1 far) (at c2 far)))"), "disjunctive conditions (or / imply)"),
+    for edit, feature in [((goal, "(:goal (or (at c1 far) (at c2 far)))"), "disjunctive goals (or / imply)"),
                           ((goal, "(:goal (forall (?c - crate) (at ?c far)))"),
-                           "universally quantified conditions (forall)"),
+                           "universally quantified goals (forall)"),
                           (("(:metric minimize (total-cost))", "(:metric maximize (total-cost))"), "numeric metric")]:
         domain, problem = write(tmp_path, DOMAIN, PROBLEM.replace(*edit))
         message = load_error(domain, problem, UnsupportedFeatureError)
@@ -243,8 +255,8 @@ def test_negative_static_cost_value_is_refused(tmp_path):
 
 @pytest.mark.parametrize("domain, problem, feature", [
     ("numeric-domain.pddl", "numeric-p01.pddl", "numeric effects (decrease)"),
-    ("or-domain.pddl", "lights-p01.pddl", "disjunctive conditions (or / imply)"),
-    ("forall-pre-domain.pddl", "lights-p01.pddl", "universally quantified conditions (forall)"),
+    ("lights-domain.pddl", "or-goal-p01.pddl", "disjunctive goals (or / imply)"),
+    ("lights-domain.pddl", "forall-goal-p01.pddl", "universally quantified goals (forall)"),
     ("durative-domain.pddl", "durative-p01.pddl", "durative actions (:durative-actions)"),
 ])
 def test_unsupported_fixtures_name_the_same_feature_as_up(domain, problem, feature):

@@ -79,8 +79,15 @@ def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut"):
 
 def optimal_fallback(task) -> str:
     """Fast Downward's optimal planner for a task that LM-cut does not support: A* with h^max, or blind A*
-    where the domain derives predicates (Fast Downward's h^max takes axioms, but may then overestimate)."""
-    return "seq-opt-blind" if ":derived" in task.domain_text.lower() else "seq-opt-hmax"
+    where Fast Downward's translation has axioms (Fast Downward's h^max takes them, but may then
+    overestimate): the domain derives predicates, or a condition quantifies universally (``forall``,
+    or ``exists`` under a negation), which the translator compiles into axioms."""
+    from up_gnnplan.problems.syntax import pddl_code, read_domain, scan_fragment
+
+    text = task.domain_text
+    if ":derived" in text.lower():
+        return "seq-opt-blind"
+    return "seq-opt-hmax" if scan_fragment(read_domain(pddl_code(text), "<domain>")).axioms is None else "seq-opt-blind"
 
 
 def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, labels: str = "optimal",

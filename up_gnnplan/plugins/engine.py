@@ -109,7 +109,10 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         kind.set_problem_class("ACTION_BASED")
         for feature in ("FLAT_TYPING", "HIERARCHICAL_TYPING"):
             kind.set_typing(feature)
-        for feature in ("NEGATIVE_CONDITIONS", "EQUALITIES", "EXISTENTIAL_CONDITIONS"):
+        # Disjunctive and universal conditions in preconditions; a goal with them is refused when solved
+        # (UP's kinds do not tell a goal's conditions from an action's).
+        for feature in ("NEGATIVE_CONDITIONS", "EQUALITIES", "EXISTENTIAL_CONDITIONS", "DISJUNCTIVE_CONDITIONS",
+                        "UNIVERSAL_CONDITIONS"):
             kind.set_conditions_kind(feature)
         for feature in ("CONDITIONAL_EFFECTS", "FORALL_EFFECTS"):
             kind.set_effects_kind(feature)

@@ -21,6 +21,7 @@ from pathlib import Path
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.loading import Source, load_pddl, source_of
+from up_gnnplan.problems.normal_form import with_normal_conditions
 from up_gnnplan.problems.syntax import with_preconditions
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
@@ -211,7 +212,7 @@ class Task:
         self.domain_text, self.problem_text = with_preconditions(domain_text), problem_text
         check("while building the task (before pymimir parses it)")
         try:
-            self.mimir_domain = pymimir.Domain(self.domain_text)
+            self.mimir_domain = pymimir.Domain(with_normal_conditions(self.domain_text, self.source.describe()))
             self.mimir_problem = pymimir.Problem(self.mimir_domain, self.problem_text, mode=mode)
         except RuntimeError as error:
             raise ProblemLoadError(f"{self.source.describe()}: pymimir rejected the problem: {error}") from None
@@ -380,9 +381,12 @@ class Task:
 
     @cached_property
     def _pddl_names(self) -> tuple[dict, dict]:
-        """pymimir's action schemas and objects (constants too) by lower-case name."""
-        return ({a.get_name().lower(): a for a in self.mimir_domain.get_actions()},
-                {o.get_name().lower(): o for o in self.mimir_problem.get_objects() + self.mimir_domain.get_constants()})
+        """pymimir's action schemas (a list per lower-case name: an action with a disjunctive precondition
+        is one schema per disjunct) and objects (constants too) by lower-case name."""
+        schemas = {}
+        for action in self.mimir_domain.get_actions():
+            schemas.setdefault(action.get_name().lower(), []).append(action)
+        return schemas, {o.get_name().lower(): o for o in self.mimir_problem.get_objects() + self.mimir_domain.get_constants()}
 
     def ground_action(self, state, name: str, args) -> object | None:
         """Return the ground action ``(name args...)`` of pymimir's PDDL names (any case) if it is
@@ -392,17 +396,21 @@ class Task:
         state of 40 satellites took 8 ms a step). pymimir gives an action with an existential
         precondition its quantified variables as extra parameters, which a plan does not name:
         there the first applicable action whose leading objects match is taken (the effects cannot
-        depend on the others).
+        depend on the others). An action with a disjunctive precondition is one schema per disjunct
+        in pymimir: the first applicable one is taken (they share the effects).
         """
         schemas, named_objects = self._pddl_names
         name, args = name.lower(), [arg.lower() for arg in args]
-        schema = schemas.get(name)
         objects = [named_objects.get(arg) for arg in args]
-        if schema is None or None in objects:
+        if name not in schemas or None in objects:
             return None
-        if schema.get_arity() == len(args):
-            action = self.mimir_problem.new_ground_action(schema, objects)
-            return action if action.is_applicable(state) else None
+        for schema in schemas[name]:
+            if schema.get_arity() == len(args):
+                action = self.mimir_problem.new_ground_action(schema, objects)
+                if action.is_applicable(state):
+                    return action
+        if all(schema.get_arity() == len(args) for schema in schemas[name]):
+            return None
         for action in state.generate_applicable_actions():
             if action.get_action().get_name().lower() == name and \
                     [o.get_name().lower() for o in action.get_objects()[:len(args)]] == args:

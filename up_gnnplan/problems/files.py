@@ -38,6 +38,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
 
     from up_gnnplan.problems.fragment import check_cost_values, check_supported_text
     from up_gnnplan.problems.loading import read_checked
+    from up_gnnplan.problems.normal_form import with_normal_conditions
     from up_gnnplan.problems.syntax import EitherType, pddl_code, read_domain, read_problem, with_preconditions
 
     check = check or (lambda what: None)
@@ -58,7 +59,8 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     if files.assume_typing:
         domain_code = _declare_typing(domain_code)
     domain_code = with_preconditions(domain_code)
-    mimir_domain = _parse(lambda: pymimir.Domain(_padded(domain_code)), files.domain_path)
+    mimir_code = with_normal_conditions(domain_code, files.domain_path)  # pymimir's disjunctions: see normal_form
+    mimir_domain = _parse(lambda: pymimir.Domain(_padded(mimir_code)), files.domain_path)
     check("while building the task (after pymimir read the domain)")
     mimir_problem = _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
     check("while building the task (after pymimir read the problem)")

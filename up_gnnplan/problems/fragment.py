@@ -1,11 +1,15 @@
 """Check that a UP problem lies inside the PDDL fragment up-gnnplan supports.
 
 Supported: STRIPS with (hierarchical) typing, negative preconditions and goals, equality,
-existential preconditions and goals, conditional and universally quantified effects (``when``,
-``forall`` in effects: pymimir, the labeller's A* and Fast Downward's LAMA handle them; Fast
-Downward's LM-cut does not, so labels come from pymimir's A* there), and non-negative action costs
-given by constants or by static numeric fluents (``(increase (total-cost) (road-length ?a ?b))``).
-Everything else is refused with the feature's PDDL name and the file it came from.
+disjunctive, existential and universal preconditions (``or``, ``imply``, ``exists``, ``forall``:
+pymimir compiles them into actions with more parameters and derived atoms, Fast Downward into split
+operators and axioms), existential goals, conditional and universally quantified effects
+(``when``, ``forall`` in effects), and non-negative action costs given by constants or by static
+numeric fluents (``(increase (total-cost) (road-length ?a ?b))``). Fast Downward's LM-cut takes
+neither conditional effects nor axioms, so the labeller's optimal plans come from A* with h^max or
+blind A* there (:func:`up_gnnplan.learn.labels.optimal_fallback`). Goals with ``or``, ``imply`` or
+``forall`` are refused (the models read a goal as its literals), as is everything else outside the
+fragment, with the feature's PDDL name and the file it came from.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ _ALLOWED = {
     "NEGATIVE_CONDITIONS",
     "EQUALITIES",
     "EXISTENTIAL_CONDITIONS",
+    "DISJUNCTIVE_CONDITIONS",
+    "UNIVERSAL_CONDITIONS",
     "CONDITIONAL_EFFECTS",
     "FORALL_EFFECTS",
     "ACTIONS_COST",
@@ -37,8 +43,8 @@ _NUMERIC = {"NUMERIC_FLUENTS", "INT_FLUENTS", "REAL_FLUENTS"}
 
 # How to name a UP feature for a PDDL user.
 _PDDL_NAMES = {
-    "DISJUNCTIVE_CONDITIONS": "disjunctive conditions (or / imply)",
-    "UNIVERSAL_CONDITIONS": "universally quantified conditions (forall)",
+    "DISJUNCTIVE_CONDITIONS": "disjunctive goals (or / imply)",  # refused in goals only
+    "UNIVERSAL_CONDITIONS": "universally quantified goals (forall)",
     "CONDITIONAL_EFFECTS": "conditional effects (when)",
     "FORALL_EFFECTS": "universally quantified effects (forall)",
     "CONTINUOUS_TIME": "durative actions (:durative-actions)",
@@ -140,7 +146,7 @@ def _fluent_expressions(expression):
 def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
     """Raise :class:`UnsupportedFeatureError` unless ``problem`` (of ``kind``, if known) is in the supported fragment."""
     features = {str(f) for f in (kind or problem.kind).features}
-    unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC})
+    unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC} | goal_features(problem))
     if unsupported:
         raise UnsupportedFeatureError(unsupported, where)
     if features & _NUMERIC:
@@ -161,6 +167,20 @@ def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
         raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], where)
     if not problem.goals:
         raise ProblemLoadError(f"{where}: the goal is empty, so there is nothing to plan or learn")
+
+
+def goal_features(problem) -> set[str]:
+    """Return the names of the goal's disjunctions and universal quantifiers (refused: preconditions
+    take them, goals do not)."""
+    found, stack = set(), list(problem.goals)
+    while stack:
+        node = stack.pop()
+        if node.is_or() or node.is_implies():
+            found.add(_PDDL_NAMES["DISJUNCTIVE_CONDITIONS"])
+        elif node.is_forall():
+            found.add(_PDDL_NAMES["UNIVERSAL_CONDITIONS"])
+        stack.extend(node.args)
+    return found
 
 
 def check_supported_text(domain, problem, where: tuple):

@@ -24,7 +24,8 @@ _TOKEN = re.compile(r"[()]|[^\s()]+")
 _COMPARISONS = {"<", ">", "<=", ">="}
 _NUMERIC_EFFECTS = {"increase": "numeric effects (increase)", "decrease": "numeric effects (decrease)",
                     "assign": "numeric effects", "scale-up": "numeric effects", "scale-down": "numeric effects"}
-_DISJUNCTIVE = "disjunctive conditions (or / imply)"
+_DISJUNCTIVE_GOAL = "disjunctive goals (or / imply)"
+_UNIVERSAL_GOAL = "universally quantified goals (forall)"
 _NUMERIC = "numeric fluents (:numeric-fluents)"
 
 
@@ -255,9 +256,9 @@ def _goal(node, problem: ProblemSyntax, path, positive: bool = True) -> None:
     elif head == "exists":
         problem.existential_goal = True
     elif head in ("or", "imply") or (head == "and" and not positive):
-        problem.goal_features.setdefault(_DISJUNCTIVE, node.line)
+        problem.goal_features.setdefault(_DISJUNCTIVE_GOAL, node.line)
     elif head == "forall":
-        problem.goal_features.setdefault("universally quantified conditions (forall)", node.line)
+        problem.goal_features.setdefault(_UNIVERSAL_GOAL, node.line)
     elif head == "preference":
         problem.goal_features.setdefault("soft goals (oversubscription)", node.line)
     elif head in _COMPARISONS or (head == "=" and any(isinstance(a, Node) for a in node[1:])):
@@ -283,12 +284,15 @@ class Costs:
 @dataclass
 class Fragment:
     """What the fragment check found: the unsupported features (name -> line), the action costs,
-    the numeric functions an effect changes, and whether any precondition is existential."""
+    the numeric functions an effect changes, and where a condition makes Fast Downward derive axioms."""
 
     features: dict = field(default_factory=dict)
     costs: Costs = field(default_factory=Costs)
     modified: set = field(default_factory=set)
     numeric_used: set = field(default_factory=set)  # functions read outside action costs
+    # The line of the first condition that Fast Downward's translator compiles into axioms (a universal
+    # condition: ``forall``, or ``exists`` under a negation or an implication's premise), else None.
+    axioms: int | None = None
 
 
 def scan_fragment(domain: DomainSyntax) -> Fragment:
@@ -305,20 +309,26 @@ def scan_fragment(domain: DomainSyntax) -> Fragment:
     return found
 
 
-def _condition(node, found: Fragment) -> None:
+def _condition(node, found: Fragment, negated: bool = False) -> None:
+    """Scan a precondition (or an effect's condition): ``negated`` where it lies under an odd number of
+    negations (an implication's premise counts as one), where an ``exists`` quantifies universally."""
     if not isinstance(node, Node):
         return
     head = node.head
-    if head in ("and", "not"):
+    if head in ("and", "or"):
         for item in node[1:]:
-            _condition(item, found)
-    elif head == "exists":
+            _condition(item, found, negated)
+    elif head == "not":
+        for item in node[1:]:
+            _condition(item, found, not negated)
+    elif head == "imply":  # (imply A B) is (or (not A) B)
+        for position, item in enumerate(node[1:]):
+            _condition(item, found, negated != (position == 0))
+    elif head in ("exists", "forall"):
+        if (head == "forall") != negated and found.axioms is None:
+            found.axioms = node.line
         for item in node[2:]:
-            _condition(item, found)
-    elif head in ("or", "imply"):
-        found.features.setdefault(_DISJUNCTIVE, node.line)
-    elif head == "forall":
-        found.features.setdefault("universally quantified conditions (forall)", node.line)
+            _condition(item, found, negated)
     elif head in _COMPARISONS or (head == "=" and any(isinstance(a, Node) for a in node[1:])):
         found.features.setdefault(_NUMERIC, node.line)
         found.numeric_used |= _function_names(node[1:])
