@@ -285,9 +285,12 @@ def test_uninterruptible_work_runs_while_time_is_left():
 # -- helpers that ground the whole task: built only where they fit -----------------------------
 
 ALL_MODES = ["auto", "policy", "gbfs", "action-policy", "policy-best-first", "dual-gbfs", "dual-policy-best-first"]
+# The default mode and the action policy in the default run; the others with --runslow (and in
+# benchmarks/limits_matrix.py), to keep the default run within its ten minutes.
+QUICK_MODES = ("auto", "action-policy")
 
 
-@pytest.mark.parametrize("mode", ALL_MODES)
+@pytest.mark.parametrize("mode", [m if m in QUICK_MODES else pytest.param(m, marks=pytest.mark.slow) for m in ALL_MODES])
 def test_every_mode_keeps_a_short_limit_on_400_blocks(blocks400, mode):
     """Grounding FF for 400 blocks (about 320,000 actions) takes over a minute; the time limit holds
     in every mode all the same, since the build is refused or stopped before it breaks the limit."""

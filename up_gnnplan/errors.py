@@ -26,7 +26,7 @@ class UnsupportedFeatureError(GnnplanError):
             f"{where}: unsupported feature(s): {listed}. up-gnnplan supports STRIPS with typing, "
             "negative, disjunctive, existential and universal preconditions (or, imply, exists, forall), "
             "equality, goals of literals and existential goals, conditional and universally quantified "
-            "effects, and non-negative action costs."
+            "effects, derived predicates (read from files), and non-negative action costs."
         )
 
 

@@ -84,10 +84,8 @@ def optimal_fallback(task) -> str:
     or ``exists`` under a negation), which the translator compiles into axioms."""
     from up_gnnplan.problems.syntax import pddl_code, read_domain, scan_fragment
 
-    text = task.domain_text
-    if ":derived" in text.lower():
-        return "seq-opt-blind"
-    return "seq-opt-hmax" if scan_fragment(read_domain(pddl_code(text), "<domain>")).axioms is None else "seq-opt-blind"
+    return "seq-opt-hmax" if scan_fragment(read_domain(pddl_code(task.domain_text), "<domain>")).axioms is None \
+        else "seq-opt-blind"
 
 
 def label_one(domain: str, problem: str, seconds: float, max_states: int, output: str, labels: str = "optimal",

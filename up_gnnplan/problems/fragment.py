@@ -4,7 +4,8 @@ Supported: STRIPS with (hierarchical) typing, negative preconditions and goals, 
 disjunctive, existential and universal preconditions (``or``, ``imply``, ``exists``, ``forall``:
 pymimir compiles them into actions with more parameters and derived atoms, Fast Downward into split
 operators and axioms), existential goals, conditional and universally quantified effects
-(``when``, ``forall`` in effects), and non-negative action costs given by constants or by static
+(``when``, ``forall`` in effects), derived predicates (``:derived``; read from files by pymimir, as
+UP's reader does not parse them), and non-negative action costs given by constants or by static
 numeric fluents (``(increase (total-cost) (road-length ?a ?b))``). Fast Downward's LM-cut takes
 neither conditional effects nor axioms, so the labeller's optimal plans come from A* with h^max or
 blind A* there (:func:`up_gnnplan.learn.labels.optimal_fallback`). Goals with ``or``, ``imply`` or

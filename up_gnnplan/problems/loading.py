@@ -46,8 +46,11 @@ _COMMENT = re.compile(r";[^\n]*")
 # A typed list: "x y - block"; "(:functions (total-cost) - number)" types a function, not objects.
 _TYPED_LIST = re.compile(r"\s-\s+(?!number\b)[A-Za-z]")
 _LINE_IN_MESSAGE = re.compile(r"line:?\s*(\d+)")
-# Constructs UP's PDDL reader cannot parse, found before it tries (it would blame another line).
-_UNPARSED = {re.compile(r"\(\s*:derived\b", re.IGNORECASE): "derived predicates (:derived)"}
+# Constructs UP's PDDL reader cannot parse, found before it tries (it would blame another line). The
+# files are read by pymimir on every path that does not need a UP problem: derived predicates are
+# refused only where one is needed.
+_UNPARSED = {re.compile(r"\(\s*:derived\b", re.IGNORECASE):
+             "derived predicates (:derived) where a UP problem is needed (UP's reader cannot parse them)"}
 # Where each problem read by load_pddl came from, by id (a UP Problem's hash walks all of it).
 _SOURCES: dict[int, "Source"] = {}
 
@@ -213,14 +216,12 @@ class CheckedFiles:
 
 def read_checked(domain: str | Path, problem: str | Path) -> CheckedFiles:
     """Read ``domain`` and ``problem`` and run the checks every reader of PDDL files runs first:
-    balanced parentheses, the problem's domain name, constructs we refuse by name (``:derived``),
-    and the undeclared ``:typing`` quirk (a warning)."""
+    balanced parentheses, the problem's domain name, and the undeclared ``:typing`` quirk (a warning)."""
     domain_path, problem_path = Path(domain), Path(problem)
     domain_text, problem_text = _read(domain_path), _read(problem_path)
     check_parentheses(domain_text, domain_path)
     check_parentheses(problem_text, problem_path)
     check_domain_name(domain_text, problem_text, domain_path, problem_path)
-    _refuse_unparsed(domain_text, domain_path)
     typing = _warn_undeclared_typing(domain_text, problem_text, domain_path)
     return CheckedFiles(domain_path, problem_path, domain_text, problem_text, typing)
 
@@ -235,6 +236,7 @@ def load_pddl(domain: str | Path, problem: str | Path):
     from unified_planning.io import PDDLReader
 
     checked = read_checked(domain, problem)
+    _refuse_unparsed(checked.domain_text, checked.domain_path)
     domain_path, problem_path = checked.domain_path, checked.problem_path
     domain_text, problem_text = checked.domain_text, checked.problem_text
     # Parse the domain alone first, so that an error is blamed on the right file.

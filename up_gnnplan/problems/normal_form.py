@@ -4,8 +4,8 @@ pymimir 0.13 splits an action whose precondition has one disjunction into one sc
 but a conjunction of two or more disjunctions comes out wrong: ``(and (or a b) (or c d))`` gave the
 schemas ``c``, ``c d`` and ``d``, so actions were applicable where the precondition does not hold
 (the same in a conditional effect's condition). A single disjunction of conjunctions comes out right.
-So every precondition and ``when`` condition that has an ``or`` or ``imply`` is rewritten here, on
-the text pymimir reads, into that form:
+So every precondition, ``when`` condition and ``:derived`` rule's condition that has an ``or`` or
+``imply`` is rewritten here, on the text pymimir reads, into that form:
 
 - negations are pushed onto atoms (``imply`` is ``or`` with the premise negated);
 - ``exists`` distributes over ``or``, ``and`` over ``or``;
@@ -30,7 +30,7 @@ from up_gnnplan.errors import ProblemLoadError
 MAX_DISJUNCTS = 512
 
 _TOKEN = re.compile(r"[()]|[^\s()]+")
-_CONDITION = re.compile(r":precondition\b|\(\s*when\b")
+_CONDITION = re.compile(r":precondition\b|\(\s*when\b|\(\s*:derived\b")
 
 
 class _Span(list):
@@ -129,22 +129,20 @@ def _normal(node, where: str) -> str:
 
 
 def with_normal_conditions(code: str, path: Path | str) -> str:
-    """Return the domain ``code`` (lower case, comments blanked) with every precondition and ``when``
-    condition that has an ``or`` or ``imply`` in disjunctive normal form, line numbers kept."""
+    """Return the domain ``code`` (lower case, comments blanked) with every precondition, ``when``
+    condition and derived predicate's condition that has an ``or`` or ``imply`` in disjunctive normal
+    form, line numbers kept."""
     if not re.search(r"\(\s*(or|imply)\b", code):
         return code
     pieces, last = [], 0
     for found in _CONDITION.finditer(code):
         if found.start() < last:
             continue  # inside a condition rewritten already
-        if found.group().startswith(":"):
-            start = code.find("(", found.end())
-            if start < 0:
-                break
-        else:  # (when CONDITION EFFECT): the condition is its first item
-            start = code.find("(", found.end())
-            if start < 0:
-                break
+        start = code.find("(", found.end())  # a precondition; (when CONDITION EFFECT): its first item
+        if start >= 0 and found.group().endswith("derived"):  # (:derived (HEAD) CONDITION): its second
+            start = code.find("(", _read(code, start).end)
+        if start < 0:
+            break
         node = _read(code, start)
         if not _has_disjunction(node):
             continue

@@ -138,6 +138,7 @@ class DomainSyntax:
     functions: dict = field(default_factory=dict)  # name -> parameter types
     actions: list[ActionSyntax] = field(default_factory=list)
     durative: list[tuple[str, int]] = field(default_factory=list)
+    derived: list[tuple[str, Node, int]] = field(default_factory=list)  # (predicate, condition, line) per rule
 
     def constants_named(self) -> set[str]:
         """Return the constants some action schema names (UP's writer keeps only these in the domain)."""
@@ -191,6 +192,10 @@ def read_domain(code: str, path: Path | str) -> DomainSyntax:
             domain.actions.append(_action(section, path))
         elif head == ":durative-action":
             domain.durative.append((str(section[1]) if len(section) > 1 else "?", line))
+        elif head == ":derived":
+            if len(section) != 3 or not isinstance(section[1], Node) or section[1].head is None:
+                raise ProblemLoadError(f"{path}, line {line}: expected '(:derived (PREDICATE ?x - type ...) CONDITION)'")
+            domain.derived.append((section[1].head, section[2], line))
     return domain
 
 
@@ -301,6 +306,9 @@ def scan_fragment(domain: DomainSyntax) -> Fragment:
     found = Fragment()
     for name, line in domain.durative:
         found.features.setdefault("durative actions (:durative-actions)", line)
+    for _, condition, line in domain.derived:
+        found.axioms = line if found.axioms is None else found.axioms
+        _condition(condition, found)
     for action in domain.actions:
         if action.precondition is not None:
             _condition(action.precondition, found)

@@ -59,10 +59,14 @@ class StateAtoms:
         self.width = max(self.signature.max_arity, 1)
         self.static = Atoms.concat([self._static_atoms(), self._type_atoms()], self.width)
         repositories = task.mimir_problem._advanced_problem.get_repositories()
-        self._fluent_atoms_from_indices = repositories.get_fluent_ground_atoms_from_indices
-        # Lookup table over pymimir's fluent atom indices; -2 marks "not yet seen", -1 "not ours".
-        self._fluent_pred = np.full(64, -2, dtype=np.int32)
-        self._fluent_args = np.full((64, self.width), -1, dtype=np.int32)
+        # Lookup tables over pymimir's fluent and derived atom indices (two index spaces): our
+        # predicate id and objects per index; -2 marks "not yet seen", -1 "not ours" (pymimir's own
+        # derived predicates, as those of a universal precondition).
+        self._tables = {kind: _Table(from_indices, self.width) for kind, from_indices in (
+            ("fluent", repositories.get_fluent_ground_atoms_from_indices),
+            ("derived", repositories.get_derived_ground_atoms_from_indices))}
+        syntax = getattr(task, "syntax", None)
+        self._derives = bool(syntax is not None and syntax.derived)  # a UP problem derives nothing of ours
         self.goal, self.negative_goal, self.has_existential_goal = self._goal_atoms()
 
     def _atom_row(self, mimir_atom):
@@ -90,40 +94,30 @@ class StateAtoms:
         positive, negative, existential = self.task.goal_literals()
         return _rows(positive, self.width), _rows(negative, self.width), existential
 
-    def _learn(self, indices: np.ndarray) -> None:
-        """Fill the lookup table for fluent atom indices seen for the first time."""
-        top = int(indices.max()) + 1
-        if top > len(self._fluent_pred):
-            size = max(top, 2 * len(self._fluent_pred))
-            pred = np.full(size, -2, dtype=np.int32)
-            args = np.full((size, self.width), -1, dtype=np.int32)
-            pred[: len(self._fluent_pred)] = self._fluent_pred
-            args[: len(self._fluent_args)] = self._fluent_args
-            self._fluent_pred, self._fluent_args = pred, args
-        new = indices[self._fluent_pred[indices] == -2]
-        for index, atom in zip(new.tolist(), self._fluent_atoms_from_indices(new.tolist())):
-            row = self._atom_row(_wrap_fluent(atom))
-            if row is None:
-                self._fluent_pred[index] = -1
-            else:
-                self._fluent_pred[index] = row[0]
-                self._fluent_args[index, : len(row[1])] = row[1]
-
-    def fluent(self, state) -> Atoms:
-        """Return the fluent atoms of a pymimir state."""
-        indices = np.fromiter(state._advanced_state.get_fluent_atoms(), dtype=np.int64)
+    def _rows_of(self, kind: str, indices) -> Atoms:
+        table = self._tables[kind]
+        indices = np.fromiter(indices, dtype=np.int64)
         if len(indices) == 0:
             return Atoms(np.zeros(0, np.int32), np.zeros((0, self.width), np.int32))
-        if indices.max() >= len(self._fluent_pred) or (self._fluent_pred[indices] == -2).any():
-            self._learn(indices)
-        pred = self._fluent_pred[indices]
+        if indices.max() >= len(table.pred) or (table.pred[indices] == -2).any():
+            table.learn(indices, self._atom_row)
+        pred = table.pred[indices]
         keep = pred >= 0
-        return Atoms(pred[keep], self._fluent_args[indices[keep]])
+        return Atoms(pred[keep], table.args[indices[keep]])
+
+    def fluent(self, state) -> Atoms:
+        """Return the atoms of a pymimir state that change: fluent ones, and derived ones of the domain's
+        derived predicates (``:derived``; a function of the fluent ones, which the model sees too)."""
+        fluent = self._rows_of("fluent", state._advanced_state.get_fluent_atoms())
+        if not self._derives:
+            return fluent
+        derived = self._rows_of("derived", state._advanced_state.get_derived_atoms())
+        return Atoms.concat([fluent, derived], self.width) if len(derived) else fluent
 
     def hides_fluent_atoms(self) -> bool:
         """Whether some fluent atom seen so far is not among the model's atoms (its predicate is
         not in the signature): states that differ only there look the same here."""
-        return bool((self._fluent_pred == -1).any())
+        return bool((self._tables["fluent"].pred == -1).any())
 
     def of(self, state) -> Atoms:
         """Return all atoms of a pymimir state a model sees: static, type and fluent ones."""
@@ -134,7 +128,34 @@ class StateAtoms:
         return self.of(state).as_strings(self.signature, self.task.object_names)
 
 
-def _wrap_fluent(advanced_atom):
+class _Table:
+    """pymimir's ground atoms of one kind by index: our predicate id (``pred``) and objects (``args``)."""
+
+    def __init__(self, from_indices, width: int):
+        self.from_indices, self.width = from_indices, width
+        self.pred = np.full(64, -2, dtype=np.int32)
+        self.args = np.full((64, width), -1, dtype=np.int32)
+
+    def learn(self, indices: np.ndarray, atom_row) -> None:
+        """Fill the table for the indices seen for the first time (``atom_row``: our row of an atom, or None)."""
+        top = int(indices.max()) + 1
+        if top > len(self.pred):
+            size = max(top, 2 * len(self.pred))
+            pred = np.full(size, -2, dtype=np.int32)
+            args = np.full((size, self.width), -1, dtype=np.int32)
+            pred[: len(self.pred)], args[: len(self.args)] = self.pred, self.args
+            self.pred, self.args = pred, args
+        new = indices[self.pred[indices] == -2]
+        for index, atom in zip(new.tolist(), self.from_indices(new.tolist())):
+            row = atom_row(_wrap(atom))
+            if row is None:
+                self.pred[index] = -1
+            else:
+                self.pred[index] = row[0]
+                self.args[index, : len(row[1])] = row[1]
+
+
+def _wrap(advanced_atom):
     from pymimir import GroundAtom
 
     return GroundAtom(advanced_atom)
