@@ -193,3 +193,19 @@ def untrained_model(problem, path, training_record: dict | None = None, architec
     encoding, model = build(config, Task(problem).signature)
     return export_onnx(model, encoding, path, domain=problem.name, train_config=config.to_dict(),
                        training_record=training_record or {})
+
+
+def assert_labelled_by_blind_a_star(domain, problem, work) -> None:
+    """Fast Downward's translation of ``problem`` has axioms: the labeller's optimal planner is blind A*,
+    its plan as long as V* of the initial state (unit costs), and ``label_one`` labels along it when the
+    state space is not expanded (a limit of 2 states). ``work``: a folder for the labels."""
+    from up_gnnplan.datasets.expansion import expand
+    from up_gnnplan.learn.labels import fast_downward_plan, label_one, optimal_fallback
+    from up_gnnplan.problems import load_task
+
+    task = load_task(domain, problem)
+    assert optimal_fallback(task) == "seq-opt-blind"
+    status, plan = fast_downward_plan(task, 30.0)
+    assert status == "solved" and len(plan) == expand(task).initial_value
+    summary = label_one(str(domain), str(problem), 30.0, 2, str(Path(work) / "p.npz"))
+    assert summary["status"] == "optimal-plan" and summary["plan_length"] == len(plan), summary

@@ -121,19 +121,13 @@ def test_a_plan_that_breaks_a_universal_precondition_is_not_valid():
 def test_labels_come_from_blind_a_star_where_fast_downward_derives_axioms(tmp_path):
     """LM-cut refuses the axioms of a universal precondition; blind A*'s plan is optimal. A disjunction
     alone makes no axioms: LM-cut takes it."""
-    from up_gnnplan.datasets.expansion import expand
-    from up_gnnplan.learn.labels import fast_downward_plan, label_one, optimal_fallback
+    from pddl_cases import assert_labelled_by_blind_a_star
+    from up_gnnplan.learn.labels import optimal_fallback
     from up_gnnplan.limits import Limits
     from up_gnnplan.search.common import Status
     from up_gnnplan.search.lama import fast_downward
 
-    problem = switchboard(tmp_path, 4, 3, seed=1)
-    task = load_task(SWITCHBOARD, problem)
-    assert optimal_fallback(task) == "seq-opt-blind"
-    status, plan = fast_downward_plan(task, 30.0)
-    assert status == "solved" and len(plan) == expand(task).initial_value
-    summary = label_one(str(SWITCHBOARD), str(problem), 30.0, 2, str(tmp_path / "p.npz"))
-    assert summary["status"] == "optimal-plan" and summary["plan_length"] == len(plan), summary
+    assert_labelled_by_blind_a_star(SWITCHBOARD, switchboard(tmp_path, 4, 3, seed=1), tmp_path)
 
     lights = load_task(fixture("lights", "or-pre-domain.pddl"), fixture("lights", "p01.pddl"))
     assert optimal_fallback(lights) == "seq-opt-hmax"  # were LM-cut to refuse it

@@ -78,18 +78,10 @@ def test_labels_come_from_blind_a_star_and_mode_auto_hands_over_to_lama_first(tm
     pytest.importorskip("torch")
     from click.testing import CliRunner
 
-    from pddl_cases import untrained_model
+    from pddl_cases import assert_labelled_by_blind_a_star, untrained_model
     from up_gnnplan.cli import main
-    from up_gnnplan.datasets.expansion import expand
-    from up_gnnplan.learn.labels import fast_downward_plan, label_one, optimal_fallback
 
-    problem = reach(tmp_path, 7, seed=3)
-    task = load_task(REACH, problem)
-    assert optimal_fallback(task) == "seq-opt-blind"
-    status, plan = fast_downward_plan(task, 30.0)
-    assert status == "solved" and len(plan) == expand(task).initial_value
-    summary = label_one(str(REACH), str(problem), 30.0, 2, str(tmp_path / "p.npz"))
-    assert summary["status"] == "optimal-plan" and summary["plan_length"] == len(plan), summary
+    assert_labelled_by_blind_a_star(REACH, reach(tmp_path, 7, seed=3), tmp_path)
 
     large = reach(tmp_path / "test", 40, seed=100)
     # An untrained model for the domain: a UP problem of it cannot be built, so it is made from a twin
