@@ -10,13 +10,13 @@ its battery, or when every switch it is wired to is closed).
 from __future__ import annotations
 
 import importlib.util
-import random
 from pathlib import Path
 
 import pytest
 
 import up_gnnplan  # noqa: F401  (registers the engine)
 from pddl_cases import fixture
+from up_gnnplan.datasets.generators import generate
 from up_gnnplan.problems import Task, load_task
 
 SWITCHBOARD = fixture("switchboard", "domain.pddl")
@@ -25,22 +25,15 @@ needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is No
 
 
 def switchboard(folder: Path, lamps: int, switches: int, seed: int) -> Path:
-    """Write a switchboard problem: every lamp wired to 1-3 switches, a third on batteries, some
-    switches closed; the goal: every lamp lit and every switch open."""
-    rng = random.Random(seed)
-    lamp = [f"l{i}" for i in range(1, lamps + 1)]
-    switch = [f"s{i}" for i in range(1, switches + 1)]
-    init = [f"(battery {name})" for name in lamp if rng.random() < 0.33]
-    for name in lamp:
-        init += [f"(wired {name} {s})" for s in rng.sample(switch, rng.randint(1, min(3, switches)))]
-    init += [f"(closed {s})" for s in switch if rng.random() < 0.5]
-    goal = [f"(lit {name})" for name in lamp] + [f"(not (closed {s}))" for s in switch]
-    path = folder / f"p-{lamps}-{switches}-{seed}.pddl"
-    folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"(define (problem switchboard-{lamps}-{switches}-{seed})\n  (:domain switchboard)\n"
-                    f"  (:objects {' '.join(lamp)} - lamp {' '.join(switch)} - switch)\n"
-                    f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
-    return path
+    """Write a problem of the package's Switchboard generator (and its domain) into ``folder``."""
+    return generate("switchboard", folder, count=1, seed=seed, lamps=lamps, switches=switches)[0]
+
+
+def test_the_fixture_is_the_generators_domain():
+    from up_gnnplan.datasets.generators import get_generator
+
+    text = "\n".join(line for line in SWITCHBOARD.read_text().splitlines() if not line.startswith(";")) + "\n"
+    assert text == get_generator("switchboard").domain_pddl
 
 
 def _applicable(task, state) -> dict:

@@ -10,13 +10,13 @@ the current one reaches.
 from __future__ import annotations
 
 import importlib.util
-import random
 from pathlib import Path
 
 import pytest
 
 import up_gnnplan  # noqa: F401  (registers the engine)
 from pddl_cases import fixture
+from up_gnnplan.datasets.generators import generate
 from up_gnnplan.errors import UnsupportedFeatureError
 from up_gnnplan.problems import Task, load_pddl, load_task
 from up_gnnplan.states.atoms import StateAtoms
@@ -27,17 +27,15 @@ needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is No
 
 
 def reach(folder: Path, nodes: int, seed: int) -> Path:
-    """Write a reach problem: a line of ``nodes`` nodes with a shortcut edge now and then, each edge
-    open with probability 1/2; the goal: the last node visited."""
-    rng = random.Random(seed)
-    names = [f"n{i}" for i in range(1, nodes + 1)]
-    edges = list(zip(names, names[1:])) + [(names[i], names[i + 2]) for i in range(nodes - 2) if rng.random() < 0.3]
-    init = ["(at n1)"] + [f"(edge {a} {b})" for a, b in edges] + [f"(open {a} {b})" for a, b in edges if rng.random() < 0.5]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"p-{nodes}-{seed}.pddl"
-    path.write_text(f"(define (problem reach-{nodes}-{seed})\n  (:domain reach)\n  (:objects {' '.join(names)} - node)\n"
-                    f"  (:init {' '.join(init)})\n  (:goal (and (visited {names[-1]}))))\n")
-    return path
+    """Write a problem of the package's Reach generator (and its domain) into ``folder``."""
+    return generate("reach", folder, count=1, seed=seed, nodes=nodes)[0]
+
+
+def test_the_fixture_is_the_generators_domain():
+    from up_gnnplan.datasets.generators import get_generator
+
+    text = "\n".join(line for line in REACH.read_text().splitlines() if not line.startswith(";")) + "\n"
+    assert text == get_generator("reach").domain_pddl
 
 
 def test_the_model_sees_derived_atoms_and_they_follow_the_state():

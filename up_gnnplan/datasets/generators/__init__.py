@@ -38,7 +38,8 @@ from typing import Any
 
 from up_gnnplan.datasets.generators import (blocksworld, childsnack, exists_blocks, exists_delivery, exists_gripper,
                                             exists_visitall, ferry, floortile, gripper, logistics, miconic, navig_xy,
-                                            rovers, satellite, sokoban, spanner, transport, vacuum, visitall_xy)
+                                            reach, rovers, satellite, sokoban, spanner, switchboard, transport, vacuum,
+                                            visitall_xy)
 
 __all__ = ["GENERATORS", "Generator", "generate", "get_generator"]
 
@@ -116,6 +117,14 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
                 "Deliver packages with vehicles of limited capacity over a road network (IPC 2023 Learning Track layout).",
                 {"vehicles": 3, "packages": 3, "locations": 6, "max_capacity": 2, "extra_roads": -1},
                 lambda p: f"v{p['vehicles']}p{p['packages']}l{p['locations']}c{p['max_capacity']}"),
+    _registered(switchboard,
+                "Light lamps wired to switches (disjunctive and universal preconditions), then open every switch.",
+                {"lamps": 4, "switches": 3},
+                lambda p: f"l{p['lamps']}s{p['switches']}"),
+    _registered(reach,
+                "Open edges and jump to any node reached along open ones (a recursive derived predicate).",
+                {"nodes": 6},
+                lambda p: f"n{p['nodes']}"),
     _registered(ferry,
                 "Carry cars one at a time between locations with a ferry (IPC 2023 Learning Track layout).",
                 {"cars": 20, "locations": 15},
