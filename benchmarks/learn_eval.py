@@ -17,7 +17,8 @@ The test sets are IPC 2023 ``testing/easy`` (30 tasks) and ``DOMAIN-scaled`` (fi
 The :data:`UNSEEN` domains of ``generated/`` (delivery, grid, logistics) are learnt from their 100 ``-train`` problems
 and tested on the ten largest ``-valid`` ones (Delivery also on :data:`DELIVERY_SCALED`). The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
 tuning here) are learnt from their ``train/`` problems and tested on their ``test/`` problems (2-4x
-larger), the learnt model beside LAMA-first; so is :data:`ADL`'s Briefcase (conditional effects), written here. On
+larger), the learnt model beside LAMA-first; so are :data:`ADL`'s Briefcase (conditional effects), written here, and
+Switchboard and Reach (:data:`GENERATED_ADL`: disjunctive and universal preconditions, derived predicates). On
 every domain the WL-GOOSE peer
 (``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
 ``labels/*.npz``, joined) and compared on the same tasks (``SET-goose``).
@@ -64,7 +65,17 @@ DELIVERY_SCALED = ((10, 8), (12, 10), (14, 12), (16, 14), (18, 16))
 # Briefcase (Pednault's ADL domain: moving the case moves what it holds, a conditional effect under a forall), which
 # no model or session here had seen: written here, 20 training problems of 1-9 objects and 2-5 locations, tested on
 # 10 of 15-80 objects and 8-30 locations (random starts and goals, the case's goal location too; seeds fixed).
-ADL = ("briefcase",)
+ADL = ("briefcase", "switchboard", "reach")
+# Switchboard (disjunctive and universal preconditions) and Reach (a recursive derived predicate), the package's
+# generators of PDDL beyond STRIPS (no model, no tuning): (size parameters, count) for training, and for testing
+# at 3-10x the largest training problem's objects.
+GENERATED_ADL = {
+    "switchboard": ([(dict(lamps=l, switches=s), 2) for l, s in ((1, 1), (2, 1), (2, 2), (3, 2), (3, 3), (4, 2), (4, 3),
+                                                                 (5, 3), (5, 4), (6, 4))],
+                    [(dict(lamps=l, switches=s), 2) for l, s in ((20, 8), (30, 12), (45, 15), (60, 20), (70, 25))]),
+    "reach": ([(dict(nodes=n), 3) for n in (2, 3, 4, 5, 6, 7, 8)],
+              [(dict(nodes=n), 2) for n in (25, 40, 55, 70, 80)]),
+}
 BRIEFCASE_TRAIN = ((1, 2), (2, 2), (2, 3), (3, 2), (3, 3), (3, 4), (4, 3), (4, 4), (4, 4), (5, 3), (5, 4), (5, 5),
                    (6, 3), (6, 4), (6, 5), (7, 4), (7, 5), (8, 4), (8, 5), (9, 5))
 BRIEFCASE_TEST = ((15, 8), (20, 10), (25, 10), (30, 12), (35, 15), (40, 15), (50, 20), (60, 20), (70, 25), (80, 30))
@@ -104,6 +115,8 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
         return train / "domain.pddl", train, sets
     if domain in CLASSIC:
         return _classic_layout(domain)
+    if domain in GENERATED_ADL:
+        return _generated_adl_layout(domain)
     if domain in ADL:
         return _briefcase_layout()
     folder = SHARED / "ipc2023-learning" / domain
@@ -173,6 +186,23 @@ def _briefcase_layout(work: Path = Path("/tmp/gnnplan-learn-briefcase")) -> tupl
     write(work / "train", BRIEFCASE_TRAIN, 1)
     tests = write(work / "test", BRIEFCASE_TEST, 100)
     return work / "train" / "domain.pddl", work / "train", {"test": [work / "test" / "domain.pddl", *tests]}
+
+
+def _generated_adl_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-adl")) -> tuple[Path, Path, dict[str, list]]:
+    """:func:`_layout` of a :data:`GENERATED_ADL` domain: its training and test problems written (once) under
+    ``work`` by the package's generator (seed 1 for training, 100 for testing, one seed a size)."""
+    from up_gnnplan.datasets.generators import generate
+
+    train_sizes, test_sizes = GENERATED_ADL[domain]
+    folders = {"train": (work / f"{domain}-train", train_sizes, 1), "test": (work / f"{domain}-test", test_sizes, 100)}
+    paths = {}
+    for split, (folder, sizes, seed) in folders.items():
+        if not (folder / "domain.pddl").is_file():
+            for k, (params, count) in enumerate(sizes):
+                generate(domain, folder, count=count, seed=seed + k, **params)
+        paths[split] = sorted(folder.glob("p-*.pddl"))
+    test = folders["test"][0]
+    return folders["train"][0] / "domain.pddl", folders["train"][0], {"test": [test / "domain.pddl", *paths["test"]]}
 
 
 def _delivery_scaled(domain: Path, folder: Path = Path("/tmp/gnnplan-delivery-scaled")) -> list[Path]:
