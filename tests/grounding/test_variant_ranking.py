@@ -60,6 +60,7 @@ def test_goal_grounding_data_gets_the_variant_ranking_and_keeps_states_with_a_ch
         assert (i in set(chosen.tolist())) == bool(np.ptp(data.value[members[group[i]]]) > 0)
 
 
+@pytest.mark.slow  # trains to a threshold (12 s): with --runslow, to keep the default run within its ten minutes
 def test_ranking_fits_which_binding_of_each_state_is_cheapest(data):
     model, encoding, record = train(data, config())
     assert record["error_name"] == "binding regret"

@@ -230,6 +230,7 @@ def test_trained_model_exports_and_reloads(trained, gripper_data, tmp_path):
     np.testing.assert_array_equal(run(loaded, loaded_encoding, states, actions)[1], run(model, encoding, states, actions)[1])
 
 
+@pytest.mark.slow  # trains to a threshold (8 s): with --runslow, to keep the default run within its ten minutes
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_value_head_trains_and_exports(gripper_data, tmp_path):
