@@ -267,15 +267,12 @@ CASES = [
     ("empty-goal", lambda t: cli("solve", TYPED_BLOCKS, fixture("blocksworld", "empty-goal.pddl")),
      ["empty-goal.pddl", "goal is empty"]),
     ("derived-predicates", lambda t: ours(lambda: load_derived(t)), ["domain.pddl, line 4", ":derived"]),
-    ("disjunctive-goal-oneshotplanner", lambda t: planner_status(
-        load_pddl(fixture("unsupported", "lights-domain.pddl"), fixture("unsupported", "or-goal-p01.pddl")),
-        Status.UNSUPPORTED_PROBLEM), ["lights-domain.pddl", "or-goal-p01.pddl", "disjunctive goals (or / imply)"]),
-    ("universal-goal-oneshotplanner", lambda t: planner_status(
-        load_pddl(fixture("unsupported", "lights-domain.pddl"), fixture("unsupported", "forall-goal-p01.pddl")),
-        Status.UNSUPPORTED_PROBLEM), ["forall-goal-p01.pddl", "universally quantified goals (forall)"]),
-    ("disjunctive-goal-cli", lambda t: cli("solve", fixture("unsupported", "lights-domain.pddl"),
-                                           fixture("unsupported", "or-goal-p01.pddl")),
-     ["or-goal-p01.pddl, line 6", "disjunctive goals (or / imply)"]),
+    ("numeric-fluents-oneshotplanner", lambda t: planner_status(
+        load_pddl(fixture("unsupported", "numeric-domain.pddl"), fixture("unsupported", "numeric-p01.pddl")),
+        Status.UNSUPPORTED_PROBLEM), ["numeric-domain.pddl", "numeric"]),
+    ("numeric-fluents-cli", lambda t: cli("solve", fixture("unsupported", "numeric-domain.pddl"),
+                                          fixture("unsupported", "numeric-p01.pddl")),
+     ["numeric-domain.pddl, line", "numeric"]),
     ("numeric-fluents", lambda t: ours(lambda: load_task(fixture("unsupported", "numeric-domain.pddl"),
                                                          fixture("unsupported", "numeric-p01.pddl"))),
      ["numeric-domain.pddl", "numeric"]),

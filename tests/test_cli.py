@@ -63,8 +63,8 @@ def test_dataset_with_action_costs(tmp_path):
         ((TYPED_BLOCKS, fixture("blocksworld", "unknown-predicate.pddl")), ["unknown-predicate.pddl, line 6"]),
         ((TYPED_BLOCKS, fixture("blocksworld", "unclosed-paren.pddl")), ["unclosed-paren.pddl", "never closed"]),
         (
-            (fixture("unsupported", "lights-domain.pddl"), fixture("unsupported", "or-goal-p01.pddl")),
-            ["or-goal-p01.pddl", "disjunctive goals (or / imply)"],
+            (fixture("unsupported", "numeric-domain.pddl"), fixture("unsupported", "numeric-p01.pddl")),
+            ["numeric-domain.pddl", "numeric"],
         ),
         ((TYPED_BLOCKS, fixture("blocksworld", "empty-goal.pddl")), ["empty-goal.pddl", "goal is empty"]),
         (PROBLEMS["oneway-unsolvable"], ["unsolvable.pddl", "unsolvable", "--allow-unsolvable"]),

@@ -87,8 +87,6 @@ def test_unknown_type(tmp_path):
     "domain, problem, feature",
     [
         ("numeric-domain.pddl", "numeric-p01.pddl", "numeric effects (decrease)"),
-        ("lights-domain.pddl", "or-goal-p01.pddl", "disjunctive goals (or / imply)"),
-        ("lights-domain.pddl", "forall-goal-p01.pddl", "universally quantified goals (forall)"),
         ("durative-domain.pddl", "durative-p01.pddl", "durative actions (:durative-actions)"),
     ],
 )

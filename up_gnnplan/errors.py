@@ -25,7 +25,7 @@ class UnsupportedFeatureError(GnnplanError):
         super().__init__(
             f"{where}: unsupported feature(s): {listed}. up-gnnplan supports STRIPS with typing, "
             "negative, disjunctive, existential and universal preconditions (or, imply, exists, forall), "
-            "equality, goals of literals and existential goals, conditional and universally quantified "
+            "equality, goals with any of these, conditional and universally quantified "
             "effects, derived predicates (read from files), and non-negative action costs."
         )
 

@@ -13,15 +13,10 @@ import pddl_cases
 import up_gnnplan  # noqa: F401  (registers the engine)
 from up_gnnplan.data import example
 from up_gnnplan.plugins.engine import GnnplanEngine
-from up_gnnplan.problems.fragment import goal_features
 
 EXAMPLES = get_example_problems()
-# UP's kinds do not tell a goal's conditions from a precondition's: a kind with disjunctive or universal
-# conditions is supported, and a goal with them is refused when solved (GOAL_REFUSED).
-KIND_SUPPORTED = {name for name, ex in EXAMPLES.items() if GnnplanEngine.supports(ex.problem.kind)}
-GOAL_REFUSED = sorted(name for name in KIND_SUPPORTED if goal_features(EXAMPLES[name].problem))
-SUPPORTED = sorted(KIND_SUPPORTED - set(GOAL_REFUSED))
-UNSUPPORTED = sorted(set(EXAMPLES) - KIND_SUPPORTED)
+SUPPORTED = sorted(name for name, ex in EXAMPLES.items() if GnnplanEngine.supports(ex.problem.kind))
+UNSUPPORTED = sorted(set(EXAMPLES) - set(SUPPORTED))
 
 
 def untrained_model(problem, path, architecture="rgnn"):
@@ -78,19 +73,10 @@ def test_unsupported_examples_get_a_status_and_a_message_not_a_crash(name):
     assert "unsupported" in result.log_messages[-1].message or "not a classical" in result.log_messages[-1].message
 
 
-@pytest.mark.parametrize("name", GOAL_REFUSED)
-def test_examples_with_disjunctive_or_universal_goals_are_refused_by_name(name):
-    with OneshotPlanner(name="gnnplan") as planner:
-        result = planner.solve(EXAMPLES[name].problem, timeout=10)
-    assert result.status == Status.UNSUPPORTED_PROBLEM
-    message = result.log_messages[-1].message
-    assert any(feature in message for feature in goal_features(EXAMPLES[name].problem)), message
-
-
-def test_disjunctive_and_universal_preconditions_are_solved_among_ups_examples():
+def test_disjunctive_and_universal_conditions_are_solved_among_ups_examples():
     conditions = {str(f) for name in SUPPORTED for f in EXAMPLES[name].problem.kind.features}
-    assert {"DISJUNCTIVE_CONDITIONS", "UNIVERSAL_CONDITIONS"} & conditions, sorted(conditions)
-    assert GOAL_REFUSED  # safe_road's goal quantifies over every road
+    assert {"DISJUNCTIVE_CONDITIONS", "UNIVERSAL_CONDITIONS"} <= conditions, sorted(conditions)
+    assert "safe_road" in SUPPORTED  # its goal quantifies over every road: a derived predicate
 
 
 def bundled_problem(problem="p04.pddl"):

@@ -4,7 +4,8 @@ pymimir compiles them into one action schema per disjunct and derived atoms; Fas
 operators and axioms, which LM-cut refuses, so the labeller's optimal plans come from blind A* there.
 Both readers load them alike, pymimir applies them as UP's semantics say, a plan that breaks one is
 not valid, and a domain of them is learnt and solved end to end (``switchboard``: a lamp lights from
-its battery, or when every switch it is wired to is closed).
+its battery, or when every switch it is wired to is closed). In a goal, such a conjunct becomes a
+derived predicate (``problems/goal_rules.py`` for files, the bridge for UP problems).
 """
 
 from __future__ import annotations
@@ -184,3 +185,37 @@ def test_switchboard_is_learnt_end_to_end_and_solves_a_larger_problem(tmp_path):
     with OneshotPlanner(name="gnnplan", params={"model": str(output)}) as planner:
         result = planner.solve(load_task(SWITCHBOARD, large).up_problem, timeout=60)
     assert result.status is Status.SOLVED_SATISFICING, result.log_messages
+
+
+@needs_fd
+def test_disjunctive_and_universal_goals_are_planned_for_from_files_and_through_up(tmp_path):
+    """A goal ``(or (on l1) (on l2))`` or ``(forall (?l - lamp) (on ?l))``: a derived predicate (over the
+    objects it names, from files; nullary, through UP), the same optimal plan length both ways and from
+    Fast Downward, which reads the same compiled texts; mode auto's plan validated on each path."""
+    pytest.importorskip("torch")
+    from click.testing import CliRunner
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+    from unified_planning.shortcuts import OneshotPlanner
+
+    from pddl_cases import untrained_model
+    from up_gnnplan.cli import main
+    from up_gnnplan.datasets.expansion import expand
+    from up_gnnplan.learn.labels import fast_downward_plan
+    from up_gnnplan.problems import load_pddl
+
+    domain = fixture("lights", "switch-on-domain.pddl")
+    model = None
+    for name, length in (("or-goal-p01.pddl", 1), ("forall-goal-p01.pddl", 2)):
+        problem = fixture("lights", name)
+        files, up = Task.from_files(domain, problem), Task(load_pddl(domain, problem))
+        assert expand(files).initial_value == expand(up).initial_value == length
+        status, plan = fast_downward_plan(files, 30.0)
+        assert status == "solved" and len(plan) == length
+        model = model or untrained_model(load_pddl(domain, problem), tmp_path / "lights.onnx")
+        solved = CliRunner().invoke(main, ["solve", "-v", str(domain), str(problem), "--model", str(model),
+                                           "--handoff-share", "0", "--timeout", "60"])
+        assert solved.exit_code == 0 and "plan validated" in solved.stderr, solved.output
+        assert "cannot see" in solved.stderr  # the note: the model gets no goal atoms of it
+        with OneshotPlanner(name="gnnplan", params={"model": str(model)}) as planner:
+            result = planner.solve(load_pddl(domain, problem), timeout=60)
+        assert result.status is Status.SOLVED_SATISFICING, result.log_messages

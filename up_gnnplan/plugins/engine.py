@@ -109,8 +109,8 @@ class GnnplanEngine(Engine, OneshotPlannerMixin):
         kind.set_problem_class("ACTION_BASED")
         for feature in ("FLAT_TYPING", "HIERARCHICAL_TYPING"):
             kind.set_typing(feature)
-        # Disjunctive and universal conditions in preconditions; a goal with them is refused when solved
-        # (UP's kinds do not tell a goal's conditions from an action's).
+        # Disjunctive and universal conditions, in preconditions and goals (a goal conjunct with them becomes a
+        # derived predicate, as an existential one does).
         for feature in ("NEGATIVE_CONDITIONS", "EQUALITIES", "EXISTENTIAL_CONDITIONS", "DISJUNCTIVE_CONDITIONS",
                         "UNIVERSAL_CONDITIONS"):
             kind.set_conditions_kind(feature)

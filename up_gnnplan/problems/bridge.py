@@ -7,9 +7,9 @@ predicates and actions back to UP items. Traps handled here:
 - the writer renames objects (``1st`` becomes ``o_1st``): every name goes through its maps;
 - pymimir adds extra parameters for existential preconditions: ground actions are sliced to
   the UP action's arity when mapped back;
-- pymimir rejects ``(exists ...)`` goals: each existential goal conjunct is compiled into a
-  nullary derived predicate ``gnnplan-goal-k`` whose definition is the quantified formula, so
-  pymimir's own goal test, state spaces and searches stay exact.
+- pymimir rejects ``(exists ...)`` goals: each existential goal conjunct (and each with ``or``,
+  ``imply`` or ``forall``) is compiled into a nullary derived predicate ``gnnplan-goal-k`` whose
+  definition is the formula, so pymimir's own goal test, state spaces and searches stay exact.
 """
 
 from __future__ import annotations
@@ -44,8 +44,16 @@ def _balanced(text: str, start: int) -> int:
     raise ValueError("unbalanced PDDL written by UP")
 
 
+def _compiled(conjunct) -> bool:
+    """Whether a goal conjunct is compiled into a derived predicate: not a literal."""
+    if conjunct.is_not():
+        conjunct = conjunct.arg(0)
+    return not (conjunct.is_fluent_exp() or conjunct.is_equals() or conjunct.is_bool_constant())
+
+
 def _compile_existential_goals(problem):
-    """Return (problem copy, (fluent, action) names) with each existential goal made a fluent.
+    """Return (problem copy, (fluent, action) names) with each existential goal (each goal conjunct that is
+    not a literal: ``exists``, ``forall``, ``or``, ``imply``) made a fluent.
 
     The copy gets, for each existential conjunct, a nullary fluent and a parameterless action
     whose precondition is the conjunct; :func:`_derive` then turns that action's text into a
@@ -57,13 +65,13 @@ def _compile_existential_goals(problem):
     conjuncts = []
     for goal in problem.goals:
         conjuncts.extend(goal.args if goal.is_and() else [goal])
-    if not any(c.is_exists() for c in conjuncts):
+    if not any(_compiled(c) for c in conjuncts):
         return problem, []
     compiled = problem.clone()
     compiled.clear_goals()
     names = []
     for conjunct in conjuncts:
-        if not conjunct.is_exists():
+        if not _compiled(conjunct):
             compiled.add_goal(conjunct)
             continue
         # The fluent and the action need distinct names that the problem does not use yet
@@ -194,7 +202,13 @@ class Task:
         check_supported(up_problem, self.source.describe(), kind)
         check("while building the task (after checking its PDDL fragment)")
         compiled, goal_names = _compile_existential_goals(up_problem)
-        self.has_existential_goal = bool(goal_names)
+        conjuncts = [c for goal in up_problem.goals for c in (goal.args if goal.is_and() else [goal])]
+        self.has_existential_goal = any(c.is_exists() for c in conjuncts)
+        others = sum(1 for c in conjuncts if _compiled(c) and not c.is_exists())
+        if others:
+            self.note = (f"{others} goal conjunct(s) with or/imply/forall are derived predicates, which the model "
+                         "cannot see (they give it no goal atoms): the policy and the search are guided by the rest "
+                         "of the goal only")
         if goal_names:
             check("while building the task (after compiling its existential goals)")
             kind = compiled.kind
@@ -209,6 +223,9 @@ class Task:
             raise UnsupportedFeatureError([f"a construct PDDL cannot express ({error})"], self.source.describe()) from None
         if goal_names:
             domain_text = _derive(domain_text, self.writer, compiled, goal_names)
+        if "FORALL_EFFECTS" in {str(f) for f in kind.features} and ":conditional-effects" not in domain_text:
+            # pymimir asks for it of a forall effect; UP's writer declares it only with a when (UP's safe_road)
+            domain_text = domain_text.replace("(:requirements", "(:requirements :conditional-effects", 1)
         self.domain_text, self.problem_text = with_preconditions(domain_text), problem_text
         check("while building the task (before pymimir parses it)")
         try:

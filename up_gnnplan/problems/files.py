@@ -38,6 +38,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
 
     from up_gnnplan.problems.fragment import check_cost_values, check_supported_text
     from up_gnnplan.problems.loading import read_checked
+    from up_gnnplan.problems.goal_rules import compile_goal
     from up_gnnplan.problems.normal_form import with_normal_conditions
     from up_gnnplan.problems.syntax import EitherType, pddl_code, read_domain, read_problem, with_preconditions
 
@@ -59,6 +60,10 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     if files.assume_typing:
         domain_code = _declare_typing(domain_code)
     domain_code = with_preconditions(domain_code)
+    compiled = 0
+    if goal.compiled_goal:  # disjunctive or universal goal conjuncts: derived predicates (goal_rules)
+        domain_code, problem_code, compiled = compile_goal(
+            domain_code, problem_code, dict(goal.objects), {name for name, _ in syntax.constants}, files.problem_path)
     mimir_code = with_normal_conditions(domain_code, files.domain_path)  # pymimir's disjunctions: see normal_form
     mimir_domain = _parse(lambda: pymimir.Domain(_padded(mimir_code)), files.domain_path)
     check("while building the task (after pymimir read the domain)")
@@ -69,6 +74,10 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
 
     task._up_problem, task._files, task.source = None, files, files.source
     task.note, task.has_existential_goal = None, False
+    if compiled:
+        task.note = (f"{compiled} goal conjunct(s) with or/imply/forall are derived predicates, which the model "
+                     "cannot see (they give it no goal atoms): the policy and the search are guided by the rest "
+                     "of the goal only")
     task.domain_text, task.problem_text = domain_code, problem_code
     task.mimir_domain, task.mimir_problem = mimir_domain, mimir_problem
     task.syntax, task._goal_syntax, task._costs, task._static_values = syntax, goal, fragment.costs, values
@@ -86,7 +95,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     task._mimir_object_id = {o.get_index(): i for i, o in enumerate(objects)}
     task._mimir_predicate_id = _predicate_map(mimir_domain, task.signature, syntax)
     task._actions, task._size = {}, None
-    task._goal = _goal_rows(goal, task)
+    task._goal = _goal_rows(goal, task, quantified=bool(compiled))
     return task
 
 
@@ -160,12 +169,12 @@ def _predicate_map(mimir_domain, signature, syntax) -> dict[tuple[str, int], int
     return mapping
 
 
-def _goal_rows(goal, task):
+def _goal_rows(goal, task, quantified: bool = False):
     object_id = {name: i for i, name in enumerate(task.object_names)}
     positive, negative = [], []
     for polarity, name, args in goal.goal:
         (positive if polarity else negative).append((task.signature.index[name], [object_id[a] for a in args]))
-    return positive, negative, False
+    return positive, negative, quantified  # quantified: some conjunct is not given as atoms (symmetry stays off)
 
 
 def _static_values(mimir_problem) -> list[tuple[str, tuple[str, ...], float]]:

@@ -8,9 +8,10 @@ operators and axioms), existential goals, conditional and universally quantified
 UP's reader does not parse them), and non-negative action costs given by constants or by static
 numeric fluents (``(increase (total-cost) (road-length ?a ?b))``). Fast Downward's LM-cut takes
 neither conditional effects nor axioms, so the labeller's optimal plans come from A* with h^max or
-blind A* there (:func:`up_gnnplan.learn.labels.optimal_fallback`). Goals with ``or``, ``imply`` or
-``forall`` are refused (the models read a goal as its literals), as is everything else outside the
-fragment, with the feature's PDDL name and the file it came from.
+blind A* there (:func:`up_gnnplan.learn.labels.optimal_fallback`). A goal conjunct with ``or``,
+``imply``, ``forall`` or ``exists`` becomes a derived predicate (:mod:`up_gnnplan.problems.goal_rules`
+for files, the bridge for UP problems), which the models cannot see. Everything else outside the
+fragment is refused with the feature's PDDL name and the file it came from.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ _NUMERIC = {"NUMERIC_FLUENTS", "INT_FLUENTS", "REAL_FLUENTS"}
 
 # How to name a UP feature for a PDDL user.
 _PDDL_NAMES = {
-    "DISJUNCTIVE_CONDITIONS": "disjunctive goals (or / imply)",  # refused in goals only
-    "UNIVERSAL_CONDITIONS": "universally quantified goals (forall)",
+    "DISJUNCTIVE_CONDITIONS": "disjunctive conditions (or / imply)",
+    "UNIVERSAL_CONDITIONS": "universally quantified conditions (forall)",
     "CONDITIONAL_EFFECTS": "conditional effects (when)",
     "FORALL_EFFECTS": "universally quantified effects (forall)",
     "CONTINUOUS_TIME": "durative actions (:durative-actions)",
@@ -147,7 +148,7 @@ def _fluent_expressions(expression):
 def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
     """Raise :class:`UnsupportedFeatureError` unless ``problem`` (of ``kind``, if known) is in the supported fragment."""
     features = {str(f) for f in (kind or problem.kind).features}
-    unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC} | goal_features(problem))
+    unsupported = sorted({_describe(f) for f in features - _ALLOWED - _NUMERIC})
     if unsupported:
         raise UnsupportedFeatureError(unsupported, where)
     if features & _NUMERIC:
@@ -168,20 +169,6 @@ def check_supported(problem, where: str = "<UP problem>", kind=None) -> None:
         raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], where)
     if not problem.goals:
         raise ProblemLoadError(f"{where}: the goal is empty, so there is nothing to plan or learn")
-
-
-def goal_features(problem) -> set[str]:
-    """Return the names of the goal's disjunctions and universal quantifiers (refused: preconditions
-    take them, goals do not)."""
-    found, stack = set(), list(problem.goals)
-    while stack:
-        node = stack.pop()
-        if node.is_or() or node.is_implies():
-            found.add(_PDDL_NAMES["DISJUNCTIVE_CONDITIONS"])
-        elif node.is_forall():
-            found.add(_PDDL_NAMES["UNIVERSAL_CONDITIONS"])
-        stack.extend(node.args)
-    return found
 
 
 def check_supported_text(domain, problem, where: tuple):
@@ -214,7 +201,7 @@ def check_supported_text(domain, problem, where: tuple):
     negative = [f"action '{a}' costs {c:g}" for a, c in fragment.costs.constant.items() if c < 0]
     if negative:
         raise UnsupportedFeatureError(["negative action costs: " + "; ".join(negative)], source)
-    if not problem.goal and not problem.existential_goal:
+    if not problem.goal and not problem.existential_goal and not problem.compiled_goal:
         raise ProblemLoadError(f"{source}: the goal is empty, so there is nothing to plan or learn")
     return fragment
 

@@ -45,7 +45,7 @@ class _Span(list):
         return self[0] if self and isinstance(self[0], str) else None
 
 
-def _read(code: str, start: int) -> _Span:
+def read_span(code: str, start: int) -> _Span:
     """The expression opening at ``code[start]`` (balanced parentheses were checked before)."""
     stack: list[_Span] = []
     for token in _TOKEN.finditer(code, start):
@@ -63,8 +63,8 @@ def _read(code: str, start: int) -> _Span:
     raise ValueError("unbalanced")
 
 
-def _text(node) -> str:
-    return node if isinstance(node, str) else "(" + " ".join(_text(item) for item in node) + ")"
+def text_of(node) -> str:
+    return node if isinstance(node, str) else "(" + " ".join(text_of(item) for item in node) + ")"
 
 
 def _has_disjunction(node) -> bool:
@@ -90,12 +90,12 @@ def _dnf(node, negated: bool, limit: int) -> list[list[str]]:
             result = _product(result, part, limit)
         return result
     if head in ("exists", "forall") and len(node) == 3:
-        variables = _text(node[1])
+        variables = text_of(node[1])
         if (head == "exists") != negated:  # existential: distributes over the body's disjuncts
             return [[f"(exists {variables} {_conjunction(c)})"] for c in _dnf(node[2], negated, limit)]
         # universal: no ?x with the negated body
         return [[f"(not (exists {variables} {_disjunction(_dnf(node[2], not negated, limit))}))"]]
-    literal = _text(node)
+    literal = text_of(node)
     return [[f"(not {literal})" if negated else literal]]
 
 
@@ -140,10 +140,10 @@ def with_normal_conditions(code: str, path: Path | str) -> str:
             continue  # inside a condition rewritten already
         start = code.find("(", found.end())  # a precondition; (when CONDITION EFFECT): its first item
         if start >= 0 and found.group().endswith("derived"):  # (:derived (HEAD) CONDITION): its second
-            start = code.find("(", _read(code, start).end)
+            start = code.find("(", read_span(code, start).end)
         if start < 0:
             break
-        node = _read(code, start)
+        node = read_span(code, start)
         if not _has_disjunction(node):
             continue
         line = code.count("\n", 0, start) + 1

@@ -24,8 +24,6 @@ _TOKEN = re.compile(r"[()]|[^\s()]+")
 _COMPARISONS = {"<", ">", "<=", ">="}
 _NUMERIC_EFFECTS = {"increase": "numeric effects (increase)", "decrease": "numeric effects (decrease)",
                     "assign": "numeric effects", "scale-up": "numeric effects", "scale-down": "numeric effects"}
-_DISJUNCTIVE_GOAL = "disjunctive goals (or / imply)"
-_UNIVERSAL_GOAL = "universally quantified goals (forall)"
 _NUMERIC = "numeric fluents (:numeric-fluents)"
 
 
@@ -216,7 +214,7 @@ def _action(section: Node, path) -> ActionSyntax:
 
 # -- the problem: its goal and metric only -----------------------------------------------------------
 
-_SECTION = re.compile(r"\(\s*(:goal|:metric|:constraints)\b")
+_SECTION = re.compile(r"\(\s*(:goal|:metric|:constraints|:objects)\b")
 
 
 @dataclass
@@ -228,6 +226,8 @@ class ProblemSyntax:
     goal_line: int = 0
     goal_features: dict = field(default_factory=dict)  # feature -> line
     existential_goal: bool = False
+    compiled_goal: list[int] = field(default_factory=list)  # lines of disjunctive or universal conjuncts
+    objects: list[tuple[str, str]] = field(default_factory=list)  # the problem's objects and their types
     metric: Node | None = None
     constraints_line: int | None = None
 
@@ -244,6 +244,11 @@ def read_problem(code: str, path: Path | str) -> ProblemSyntax:
                 _goal(node[1], problem, path)
         elif found.group(1) == ":metric":
             problem.metric = node
+        elif found.group(1) == ":objects":
+            try:
+                problem.objects = typed_list(node[1:], path, node.line)
+            except EitherType:
+                problem.objects = []  # read by UP's reader (files.py)
         else:
             problem.constraints_line = node.line
     return problem
@@ -260,10 +265,8 @@ def _goal(node, problem: ProblemSyntax, path, positive: bool = True) -> None:
         _goal(node[1], problem, path, positive=False)
     elif head == "exists":
         problem.existential_goal = True
-    elif head in ("or", "imply") or (head == "and" and not positive):
-        problem.goal_features.setdefault(_DISJUNCTIVE_GOAL, node.line)
-    elif head == "forall":
-        problem.goal_features.setdefault(_UNIVERSAL_GOAL, node.line)
+    elif head in ("or", "imply", "forall") or (head == "and" and not positive):
+        problem.compiled_goal.append(node.line)  # a derived predicate (problems/goal_rules.py)
     elif head == "preference":
         problem.goal_features.setdefault("soft goals (oversubscription)", node.line)
     elif head in _COMPARISONS or (head == "=" and any(isinstance(a, Node) for a in node[1:])):
