@@ -339,3 +339,15 @@ def test_an_action_without_a_precondition_loads_by_both_readers(tmp_path):
     patched = with_preconditions(domain)
     assert patched.count(":precondition") == 2 and patched.count("\n") == domain.count("\n")
     assert ":parameters () :precondition (and) :effect (p)" in patched
+
+
+def test_a_universal_goal_over_literals_is_written_out_as_its_instances(tmp_path):
+    """``(forall (?c - crate) (at ?c home))``: the crates are the problem's two and the domain's constant
+    ``spare``; both readers give the model the same three goal atoms, and no note."""
+    goal = "(:goal (and (at c1 far) (not (at c2 far)) (at c2 home)))"
+    domain, problem = write(tmp_path, DOMAIN, PROBLEM.replace(goal, "(:goal (forall (?c - crate) (at ?c home)))"))
+    files, up = Task.from_files(domain, problem), Task(load_pddl(domain, problem))
+    assert files.goal_literals() == up.goal_literals()
+    positive, negative, quantified = files.goal_literals()
+    assert len(positive) == 3 and not negative and not quantified
+    assert files.note is None and up.note is None

@@ -44,6 +44,42 @@ def _balanced(text: str, start: int) -> int:
     raise ValueError("unbalanced PDDL written by UP")
 
 
+def _instances(problem, conjunct):
+    """The ground literals of a goal conjunct ``forall VARIABLES: BODY`` with BODY a literal or a conjunction
+    of literals, over the problem's objects of the variables' types (what files give, goal_rules); None where
+    it is not of that form, has no instance, or more than goal_rules.MAX_INSTANCES."""
+    import itertools
+
+    from up_gnnplan.problems.goal_rules import MAX_INSTANCES
+
+    if not conjunct.is_forall():
+        return None
+    body = conjunct.arg(0)
+    literals = list(body.args) if body.is_and() else [body]
+    if not literals or not all((l.arg(0) if l.is_not() else l).is_fluent_exp() for l in literals):
+        return None
+    variables = conjunct.variables()
+    domains = [list(problem.objects(v.type)) for v in variables]
+    count = len(literals)
+    for objects in domains:
+        count *= len(objects)
+    if count == 0 or count > MAX_INSTANCES:
+        return None
+    em = problem.environment.expression_manager
+    return [literal.substitute({em.VariableExp(v): em.ObjectExp(o) for v, o in zip(variables, combination)})
+            for combination in itertools.product(*domains) for literal in literals]
+
+
+def goal_conjuncts(problem) -> list:
+    """The conjuncts of ``problem``'s goal, each universal one over literals written out as its instances."""
+    conjuncts = []
+    for goal in problem.goals:
+        for conjunct in goal.args if goal.is_and() else [goal]:
+            instances = _instances(problem, conjunct)
+            conjuncts.extend([conjunct] if instances is None else instances)
+    return conjuncts
+
+
 def _compiled(conjunct) -> bool:
     """Whether a goal conjunct is compiled into a derived predicate: not a literal."""
     if conjunct.is_not():
@@ -62,9 +98,12 @@ def _compile_existential_goals(problem):
     """
     import unified_planning.shortcuts as ups
 
-    conjuncts = []
-    for goal in problem.goals:
-        conjuncts.extend(goal.args if goal.is_and() else [goal])
+    conjuncts = goal_conjuncts(problem)
+    if conjuncts != [c for goal in problem.goals for c in (goal.args if goal.is_and() else [goal])]:
+        problem = problem.clone()  # universal conjuncts of literals, written out
+        problem.clear_goals()
+        for conjunct in conjuncts:
+            problem.add_goal(conjunct)
     if not any(_compiled(c) for c in conjuncts):
         return problem, []
     compiled = problem.clone()
@@ -202,7 +241,7 @@ class Task:
         check_supported(up_problem, self.source.describe(), kind)
         check("while building the task (after checking its PDDL fragment)")
         compiled, goal_names = _compile_existential_goals(up_problem)
-        conjuncts = [c for goal in up_problem.goals for c in (goal.args if goal.is_and() else [goal])]
+        conjuncts = self._goal_conjuncts = goal_conjuncts(up_problem)
         self.has_existential_goal = any(c.is_exists() for c in conjuncts)
         others = sum(1 for c in conjuncts if _compiled(c) and not c.is_exists())
         if others:
@@ -282,16 +321,15 @@ class Task:
         if self._goal is None:
             positive, negative, existential = [], [], False
             object_id = {o: i for i, o in enumerate(self.objects)}
-            for goal in self.up_problem.goals:
-                for conjunct in goal.args if goal.is_and() else [goal]:
-                    target = positive
-                    if conjunct.is_not():
-                        target, conjunct = negative, conjunct.arg(0)
-                    if conjunct.is_fluent_exp():
-                        pid = self.signature.index[conjunct.fluent().name]
-                        target.append((pid, [object_id[a.object()] for a in conjunct.args]))
-                    else:
-                        existential = True  # exists-goals: tested by pymimir, not given as atoms
+            for conjunct in self._goal_conjuncts:  # universal ones over literals written out (goal_conjuncts)
+                target = positive
+                if conjunct.is_not():
+                    target, conjunct = negative, conjunct.arg(0)
+                if conjunct.is_fluent_exp():
+                    pid = self.signature.index[conjunct.fluent().name]
+                    target.append((pid, [object_id[a.object()] for a in conjunct.args]))
+                else:
+                    existential = True  # exists, or, imply, forall: tested by pymimir, not given as atoms
             self._goal = positive, negative, existential
         return self._goal
 

@@ -63,7 +63,8 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     compiled = 0
     if goal.compiled_goal:  # disjunctive or universal goal conjuncts: derived predicates (goal_rules)
         domain_code, problem_code, compiled = compile_goal(
-            domain_code, problem_code, dict(goal.objects), {name for name, _ in syntax.constants}, files.problem_path)
+            domain_code, problem_code, dict(goal.objects), dict(syntax.constants), syntax.parents, files.problem_path)
+        goal = read_problem(problem_code, files.problem_path)  # universal conjuncts written out as literals
     mimir_code = with_normal_conditions(domain_code, files.domain_path)  # pymimir's disjunctions: see normal_form
     mimir_domain = _parse(lambda: pymimir.Domain(_padded(mimir_code)), files.domain_path)
     check("while building the task (after pymimir read the domain)")
@@ -169,10 +170,15 @@ def _predicate_map(mimir_domain, signature, syntax) -> dict[tuple[str, int], int
     return mapping
 
 
+GOAL_PREFIX = "gnnplan-goal-"  # goal_rules.GOAL_PREDICATE's names
+
+
 def _goal_rows(goal, task, quantified: bool = False):
     object_id = {name: i for i, name in enumerate(task.object_names)}
     positive, negative = [], []
     for polarity, name, args in goal.goal:
+        if name.startswith(GOAL_PREFIX):
+            continue  # a goal conjunct made a derived predicate (goal_rules): the model cannot see it
         (positive if polarity else negative).append((task.signature.index[name], [object_id[a] for a in args]))
     return positive, negative, quantified  # quantified: some conjunct is not given as atoms (symmetry stays off)
 
