@@ -408,6 +408,7 @@ def test_a_policy_that_solved_every_judge_problem_is_not_cut_at_ffs_estimate(rec
         assert record["astray_factor_why"] == f"its greedy policy solved all {judges} judge problems"
 
 
+@pytest.mark.slow  # 11 s: with --runslow, to keep the default run within its ten minutes
 def test_a_value_head_alone_is_learnt_for_the_value_modes_from_another_runs_labels(tmp_path):
     """``--head value``: a value model (no action head), its epochs judged by the greedy value policy and their
     value error; the engine's value modes run it (a value model to ship beside an action model of the domain).
