@@ -20,6 +20,7 @@ from pathlib import Path
 
 from up_gnnplan.errors import GnnplanError, ProblemLoadError, UnsupportedFeatureError
 from up_gnnplan.problems.fragment import check_supported
+from up_gnnplan.problems.goal_rules import MAX_INSTANCES, hidden_note
 from up_gnnplan.problems.loading import Source, load_pddl, source_of
 from up_gnnplan.problems.normal_form import with_normal_conditions
 from up_gnnplan.problems.syntax import with_preconditions
@@ -49,8 +50,6 @@ def _instances(problem, conjunct):
     of literals, over the problem's objects of the variables' types (what files give, goal_rules); None where
     it is not of that form, has no instance, or more than goal_rules.MAX_INSTANCES."""
     import itertools
-
-    from up_gnnplan.problems.goal_rules import MAX_INSTANCES
 
     if not conjunct.is_forall():
         return None
@@ -87,9 +86,9 @@ def _compiled(conjunct) -> bool:
     return not (conjunct.is_fluent_exp() or conjunct.is_equals() or conjunct.is_bool_constant())
 
 
-def _compile_existential_goals(problem):
-    """Return (problem copy, (fluent, action) names) with each existential goal (each goal conjunct that is
-    not a literal: ``exists``, ``forall``, ``or``, ``imply``) made a fluent.
+def _compile_goals(problem, conjuncts: list):
+    """Return (problem copy, (fluent, action) names) with the goal ``conjuncts`` (:func:`goal_conjuncts`) and
+    each of them that is not a literal (``exists``, ``forall``, ``or``, ``imply``) made a fluent.
 
     The copy gets, for each existential conjunct, a nullary fluent and a parameterless action
     whose precondition is the conjunct; :func:`_derive` then turns that action's text into a
@@ -98,7 +97,6 @@ def _compile_existential_goals(problem):
     """
     import unified_planning.shortcuts as ups
 
-    conjuncts = goal_conjuncts(problem)
     if conjuncts != [c for goal in problem.goals for c in (goal.args if goal.is_and() else [goal])]:
         problem = problem.clone()  # universal conjuncts of literals, written out
         problem.clear_goals()
@@ -240,14 +238,12 @@ class Task:
         kind = kind or up_problem.kind
         check_supported(up_problem, self.source.describe(), kind)
         check("while building the task (after checking its PDDL fragment)")
-        compiled, goal_names = _compile_existential_goals(up_problem)
         conjuncts = self._goal_conjuncts = goal_conjuncts(up_problem)
+        compiled, goal_names = _compile_goals(up_problem, conjuncts)
         self.has_existential_goal = any(c.is_exists() for c in conjuncts)
         others = sum(1 for c in conjuncts if _compiled(c) and not c.is_exists())
         if others:
-            self.note = (f"{others} goal conjunct(s) with or/imply/forall are derived predicates, which the model "
-                         "cannot see (they give it no goal atoms): the policy and the search are guided by the rest "
-                         "of the goal only")
+            self.note = hidden_note(others)
         if goal_names:
             check("while building the task (after compiling its existential goals)")
             kind = compiled.kind

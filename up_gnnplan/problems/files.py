@@ -38,7 +38,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
 
     from up_gnnplan.problems.fragment import check_cost_values, check_supported_text
     from up_gnnplan.problems.loading import read_checked
-    from up_gnnplan.problems.goal_rules import compile_goal
+    from up_gnnplan.problems.goal_rules import compile_goal, hidden_note
     from up_gnnplan.problems.normal_form import with_normal_conditions
     from up_gnnplan.problems.syntax import EitherType, pddl_code, read_domain, read_problem, with_preconditions
 
@@ -76,9 +76,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     task._up_problem, task._files, task.source = None, files, files.source
     task.note, task.has_existential_goal = None, False
     if compiled:
-        task.note = (f"{compiled} goal conjunct(s) with or/imply/forall are derived predicates, which the model "
-                     "cannot see (they give it no goal atoms): the policy and the search are guided by the rest "
-                     "of the goal only")
+        task.note = hidden_note(compiled)
     task.domain_text, task.problem_text = domain_code, problem_code
     task.mimir_domain, task.mimir_problem = mimir_domain, mimir_problem
     task.syntax, task._goal_syntax, task._costs, task._static_values = syntax, goal, fragment.costs, values
@@ -170,14 +168,14 @@ def _predicate_map(mimir_domain, signature, syntax) -> dict[tuple[str, int], int
     return mapping
 
 
-GOAL_PREFIX = "gnnplan-goal-"  # goal_rules.GOAL_PREDICATE's names
-
-
 def _goal_rows(goal, task, quantified: bool = False):
+    from up_gnnplan.problems.goal_rules import GOAL_PREDICATE
+
+    compiled = GOAL_PREDICATE.format("")
     object_id = {name: i for i, name in enumerate(task.object_names)}
     positive, negative = [], []
     for polarity, name, args in goal.goal:
-        if name.startswith(GOAL_PREFIX):
+        if name.startswith(compiled):
             continue  # a goal conjunct made a derived predicate (goal_rules): the model cannot see it
         (positive if polarity else negative).append((task.signature.index[name], [object_id[a] for a in args]))
     return positive, negative, quantified  # quantified: some conjunct is not given as atoms (symmetry stays off)

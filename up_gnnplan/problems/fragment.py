@@ -45,8 +45,6 @@ _NUMERIC = {"NUMERIC_FLUENTS", "INT_FLUENTS", "REAL_FLUENTS"}
 
 # How to name a UP feature for a PDDL user.
 _PDDL_NAMES = {
-    "DISJUNCTIVE_CONDITIONS": "disjunctive conditions (or / imply)",
-    "UNIVERSAL_CONDITIONS": "universally quantified conditions (forall)",
     "CONDITIONAL_EFFECTS": "conditional effects (when)",
     "FORALL_EFFECTS": "universally quantified effects (forall)",
     "CONTINUOUS_TIME": "durative actions (:durative-actions)",

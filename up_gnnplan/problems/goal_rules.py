@@ -23,7 +23,13 @@ from up_gnnplan.errors import ProblemLoadError
 from up_gnnplan.problems.normal_form import read_span, text_of
 from up_gnnplan.problems.syntax import typed_list
 
-GOAL_PREDICATE = "gnnplan-goal-{}"  # files.GOAL_PREFIX names them
+GOAL_PREDICATE = "gnnplan-goal-{}"
+
+
+def hidden_note(count: int) -> str:
+    """What a solve's log says of ``count`` goal conjuncts made derived predicates (files or UP alike)."""
+    return (f"{count} goal conjunct(s) with or/imply/forall are derived predicates, which the model cannot see "
+            "(they give it no goal atoms): the policy and the search are guided by the rest of the goal only")
 _LOGICAL = {"and", "or", "not", "imply", "exists", "forall", "="}
 _GOAL = re.compile(r"\(\s*:goal\b")
 _PREDICATES = re.compile(r"\(\s*:predicates\b")

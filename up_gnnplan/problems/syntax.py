@@ -233,8 +233,8 @@ class ProblemSyntax:
 
 
 def read_problem(code: str, path: Path | str) -> ProblemSyntax:
-    """Return the goal and metric of the problem ``code`` (see :func:`pddl_code`), found by a scan
-    that reads no other section."""
+    """Return the goal, metric and typed objects of the problem ``code`` (see :func:`pddl_code`), found by
+    a scan that reads no other section."""
     problem = ProblemSyntax()
     for found in _SECTION.finditer(code):
         node = read_node(code, found.start(), path)
