@@ -264,7 +264,7 @@ def _sh(command: list, log: Path) -> int:
 RUNS = ("learn", "lama", "shipped", "goose")
 
 
-def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labels: str = "optimal",
+def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labels: str = "auto",
                only: tuple = RUNS, head: str | None = None) -> None:
     domain_file, training, sets = _layout(domain)
     work = out / domain
@@ -366,7 +366,7 @@ def main(argv=None):
     run.add_argument("domains", nargs="+", choices=DOMAINS)
     run.add_argument("--timeout", type=float, default=1800.0, help="seconds of each gnnplan learn")
     run.add_argument("--task-timeout", type=float, default=60.0, help="seconds per task of each compare")
-    run.add_argument("--labels", choices=("optimal", "satisficing"), default="optimal",
+    run.add_argument("--labels", choices=("auto", "optimal", "satisficing"), default="auto",
                      help="gnnplan learn --labels")
     run.add_argument("--runs", default=",".join(RUNS), help=f"the compare runs, of {','.join(RUNS)}")
     run.add_argument("--head", choices=HEADS, help="gnnplan learn --head (default: learn's)")

@@ -41,8 +41,9 @@ def test_a_share_too_short_is_a_timeout_not_a_failure(tmp_path):
 
 @needs_fd
 def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
-    """Gripper of 40 balls: no optimal plan in the share; LAMA-first's plan labels its states with its
-    suffix costs (label satisficing-plan), and each plan state's plan action is an optimal target."""
+    """Gripper of 40 balls: no optimal plan in the share; LAMA-first's plan, in the rest of the share (labels
+    ``auto``, learn's default), labels its states with its suffix costs (label satisficing-plan), and each plan
+    state's plan action is an optimal target."""
     import numpy as np
 
     from up_gnnplan.datasets.store import LABELS, Dataset
@@ -53,7 +54,7 @@ def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
     problem = generate("gripper", tmp_path, count=1, seed=0, balls=40)[0]
     output = tmp_path / "labels.npz"
     domain = str(tmp_path / "domain.pddl")
-    summary = label_one(domain, str(problem), 8.0, 2000, str(output), "satisficing")
+    summary = label_one(domain, str(problem), 8.0, 2000, str(output), "auto")
     assert summary["status"] == "satisficing-plan", summary
     assert summary["plan_length"] >= 119  # 40 balls: at least pick, move, drop each... (V* is 119)
     data = Dataset.load(output)

@@ -23,10 +23,10 @@ from up_gnnplan.learn.recipe import HEADS
 @click.option("--work-dir", type=click.Path(file_okay=False),
               help="Run folder; a stopped run continues from it.  [default: OUTPUT.learn next to the output]")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds training.")
-@click.option("--labels", type=click.Choice(["optimal", "satisficing"]), default="optimal", show_default=True,
+@click.option("--labels", type=click.Choice(["auto", "optimal", "satisficing"]), default="auto", show_default=True,
               help="Where A* with LM-cut finds no optimal plan of a training problem in its share of the time: "
-                   "'optimal' skips it, 'satisficing' labels it by LAMA-first's plan (an upper bound on the cost to "
-                   "go; for training problems beyond an optimal planner's reach).")
+                   "'auto' labels it by LAMA-first's plan in the rest of its share (an upper bound on the cost to go), "
+                   "'optimal' skips it, 'satisficing' gives A* half the share and LAMA-first the other half.")
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,

@@ -19,11 +19,12 @@ In order of cost:
    all within the share); those a limit stops are left out, never guessed (an action head's
    training counts their actions as non-optimal: :mod:`up_gnnplan.learn.recipe`).
 
-4. where no optimal plan is found in time (``labels="satisficing"``, ``gnnplan learn --labels
-   satisficing``), LAMA-first's plan, shortened by action elimination, in the time left: its states get
-   its suffix costs, an upper bound on V* (label ``satisficing-plan``), and its actions are their
-   states' targets; no successor is searched. A* with LM-cut gets :data:`OPTIMAL_SHARE` of the
-   problem's time then, so that LAMA-first has the rest.
+4. where no optimal plan is found in time (``labels="auto"``, the default of ``gnnplan learn``, or
+   ``"satisficing"``), LAMA-first's plan, shortened by action elimination, in the time left: its states
+   get its suffix costs, an upper bound on V* (label ``satisficing-plan``), and its actions are their
+   states' targets; no successor is searched. With ``auto`` A* with LM-cut keeps the share it has
+   without them (:data:`PLAN_SHARE`, less the :data:`LAMA_SECONDS` LAMA-first needs at least), and
+   LAMA-first has what is left; with ``satisficing`` A* gets :data:`OPTIMAL_SHARE`.
 
 A problem whose plan is not found within its share is reported as ``too-large``; a proven
 unsolvable one as ``unsolvable``. The job writes its dataset itself (to a temporary name, then
@@ -45,10 +46,26 @@ SUCCESSOR_SECONDS = 1.0
 PLAN_SHARE = 0.8
 # With satisficing labels, A* with LM-cut gets this share of the problem's time; LAMA-first the rest.
 OPTIMAL_SHARE = 0.5
-LABELS = ("optimal", "satisficing")  # what gnnplan learn --labels takes
+LABELS = ("auto", "optimal", "satisficing")  # what gnnplan learn --labels takes
 # label_one's ``labels`` also takes "lama-first": straight to LAMA-first's plan where the space is too large to
 # expand (the labelling stage asks for it once A* with LM-cut has failed on several problems in a row).
 MODES = LABELS + ("lama-first",)
+
+
+# With labels auto, A* with LM-cut leaves at least this many seconds of the problem's time to LAMA-first (Fast
+# Downward's limit is in whole seconds, after the reserve for the plan's check: 1.9 s left were too few).
+LAMA_SECONDS = 3.0
+
+
+def optimal_share(labels: str) -> float:
+    """The share of a problem's time A* with LM-cut gets under ``labels`` (``auto``: less :data:`LAMA_SECONDS`)."""
+    return OPTIMAL_SHARE if labels == "satisficing" else PLAN_SHARE
+
+
+def optimal_seconds(labels: str, left: float) -> float:
+    """The seconds of the ``left`` of a problem's time that A* with LM-cut gets under ``labels``."""
+    seconds = left * optimal_share(labels)
+    return min(seconds, left - LAMA_SECONDS) if labels == "auto" else seconds
 
 
 def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut"):
@@ -94,8 +111,8 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
 
     The summary: ``status`` (``expanded``, ``optimal-plan``, ``satisficing-plan``, ``too-large``,
     ``unsolvable``), ``states``, ``plan_length`` (steps of the initial state's labelled plan),
-    ``seconds``, ``note``. ``labels``: ``optimal`` (no satisficing plans), ``satisficing``, or
-    ``lama-first`` (no optimal plan tried).
+    ``seconds``, ``note``. ``labels``: ``auto`` or ``satisficing`` (LAMA-first's plan where A* finds none in
+    time), ``optimal`` (no satisficing plans), or ``lama-first`` (no optimal plan tried).
     """
     if labels not in MODES:
         raise ValueError(f"unknown labels {labels!r}; choose one of {', '.join(MODES)}")
@@ -116,10 +133,10 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
         return _satisficing(task, domain, problem, start, deadline, seconds, output)
     if labelled is None:
         left = deadline - time.perf_counter()
-        status, plan = fast_downward_plan(task, left * (PLAN_SHARE if labels == "optimal" else OPTIMAL_SHARE))
+        status, plan = fast_downward_plan(task, optimal_seconds(labels, left))
         if status == "unsolvable":
             return _summary("unsolvable", start, note="proven unsolvable by Fast Downward")
-        if status == "timeout" and labels == "satisficing":
+        if status == "timeout" and labels != "optimal":
             return _satisficing(task, domain, problem, start, deadline, seconds, output)
         if status == "timeout" or (status == "solved" and time.perf_counter() >= deadline):
             return _summary("too-large", start, note=f"no optimal plan within its share ({seconds:.0f} s)")

@@ -37,7 +37,7 @@ MAX_STATES = 20_000  # expand a training problem fully up to this many states
 # A wave with a problem too large for its share multiplies the share of the later ones by this (they are larger
 # still); the fair share alone stopped Satellite's labelling at 20 objects with 5m46s of its 8m47s unused.
 SHARE_GROWTH = 2.0
-# With satisficing labels: after A* with LM-cut found no optimal plan for this many problems in a row, each with at
+# With auto or satisficing labels: after A* with LM-cut found no optimal plan for this many problems in a row, each with at
 # least MISS_SECONDS for it, the later (larger) ones go straight to LAMA-first (Transport: LM-cut spent half of each
 # share from 19 objects on, in vain; Rovers switched after three shares of 3-6 s, too short for problems LM-cut
 # solves in 10-20 s).
@@ -61,7 +61,7 @@ class LearnOptions:
     seed: int = 0
     memory_mb: int | None = None  # resident-memory limit of each labelling process (its address space gets room)
     max_states: int = MAX_STATES
-    labels: str = "optimal"  # "satisficing": LAMA-first's plan where A* with LM-cut finds none in time
+    labels: str = "auto"  # "auto", "satisficing": LAMA-first's plan where A* with LM-cut finds none in time
     command: str = "gnnplan learn"  # recorded in the model's metadata
     started: float | None = None  # time.perf_counter() at the command's start (default: now)
     device: str = "auto"  # training's torch device: auto (a GPU when torch sees one), cpu, cuda, cuda:N
@@ -184,7 +184,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                          f"{len(train_problems)} was too large: no {'optimal ' if options.labels == 'optimal' else ''}plan within "
                          f"its share of the "
                          f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems"
-                         + ("" if options.labels == "satisficing" else
+                         + ("" if options.labels != "optimal" else
                             ", or label them by LAMA-first's plans: --labels satisficing"))
     start = time.perf_counter()
     model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
@@ -224,7 +224,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
 
     from up_gnnplan.datasets.build import PRELOAD
     from up_gnnplan.executors import Job, make_executor
-    from up_gnnplan.learn.labels import OPTIMAL_SHARE
+    from up_gnnplan.learn.labels import optimal_share
     from up_gnnplan.limits import address_space_for
 
     labels_dir = work / "labels"
@@ -284,9 +284,9 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                     f"{_eta(recent, total - done, options.jobs, labels_deadline)}")
                 if summary["status"] == "optimal-plan":
                     misses = 0
-                elif summary["status"] == "satisficing-plan" and share * OPTIMAL_SHARE >= MISS_SECONDS:
+                elif summary["status"] == "satisficing-plan" and share * optimal_share(mode) >= MISS_SECONDS:
                     misses += 1
-                if mode == "satisficing" and misses >= OPTIMAL_MISSES:
+                if mode in ("auto", "satisficing") and misses >= OPTIMAL_MISSES:
                     mode = "lama-first"
                     say(f"  A* with LM-cut found no optimal plan for {misses} problems in a row: the larger ones are "
                         "labelled by LAMA-first's plans at once")
