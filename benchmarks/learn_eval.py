@@ -18,7 +18,8 @@ The :data:`UNSEEN` domains of ``generated/`` (delivery, grid, logistics) are lea
 and tested on the ten largest ``-valid`` ones (Delivery also on :data:`DELIVERY_SCALED`). The four ``learning-practice`` domains (hiking, elevators, barman, goldminer: no shipped model, no
 tuning here) are learnt from their ``train/`` problems and tested on their ``test/`` problems (2-4x
 larger), the learnt model beside LAMA-first; so are :data:`ADL`'s Briefcase (conditional effects), written here, and
-Switchboard and Reach (:data:`GENERATED_ADL`: disjunctive and universal preconditions, derived predicates). On
+Switchboard and Reach (:data:`GENERATED_ADL`: disjunctive and universal preconditions, derived predicates), and
+:data:`PDDLGYM`'s Depots and Newspapers (pddlgym's files; Newspapers also on larger ones written here). On
 every domain the WL-GOOSE peer
 (``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
 ``labels/*.npz``, joined) and compared on the same tasks (``SET-goose``).
@@ -98,7 +99,13 @@ BRIEFCASE_DOMAIN = """\
     :precondition (in ?o)
     :effect (not (in ?o))))
 """
-DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL
+# Domains of pddlgym 0.0.5's PDDL files (its wheel, fetched by ``pip download``), standard PDDL, no session tuned them:
+# IPC 2002 Depots (10 training problems, its 12 larger ones the test) and Newspapers (40 training problems of 10-90
+# objects, 10 test ones; also NEWSPAPERS_SCALED, generated here: 100-400 locations, 80% of them wanting a paper).
+PDDLGYM = ("depot", "newspapers")
+PDDLGYM_WHEEL = "pddlgym==0.0.5"
+NEWSPAPERS_SCALED = (100, 150, 200, 300, 400)
+DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL + PDDLGYM
 GOOSE_ENGINE = "benchmarks.goose.engine"
 
 
@@ -119,6 +126,8 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
         return _generated_adl_layout(domain)
     if domain in ADL:
         return _briefcase_layout()
+    if domain in PDDLGYM:
+        return _pddlgym_layout(domain)
     folder = SHARED / "ipc2023-learning" / domain
     scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
     return folder / "domain.pddl", folder / "training" / "easy", {
@@ -127,7 +136,55 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
 
 def _set_names(domain: str) -> tuple[str, ...]:
     """The names of ``domain``'s test sets, as :func:`_layout` gives them (without writing any)."""
-    return ("testing-easy", "scaled") if domain in IPC else ("test", "scaled") if domain == "delivery" else ("test",)
+    return ("testing-easy", "scaled") if domain in IPC else \
+        ("test", "scaled") if domain in ("delivery", "newspapers") else ("test",)
+
+
+def _pddlgym_layout(domain: str, work: Path = Path("/tmp/gnnplan-pddlgym")) -> tuple[Path, Path, dict[str, list]]:
+    """:func:`_layout` of a :data:`PDDLGYM` domain: pddlgym's wheel fetched and its files copied (once) under ``work``
+    (``DOMAIN/domain.pddl``, ``train/``, ``test/``); Newspapers' scaled problems written beside them (seed 7)."""
+    import random
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    folder = work / domain
+    if not (folder / "domain.pddl").is_file():
+        wheels = work / "wheel"
+        if not list(wheels.glob("pddlgym-*.whl")):
+            subprocess.run([sys.executable, "-m", "pip", "download", PDDLGYM_WHEEL, "--no-deps", "-q", "-d", wheels],
+                           check=True)
+        with zipfile.ZipFile(next(wheels.glob("pddlgym-*.whl"))) as wheel:
+            for name in wheel.namelist():
+                parts = name.split("/")
+                if parts[:2] != ["pddlgym", "pddl"] or not name.endswith(".pddl"):
+                    continue
+                target = {f"{domain}.pddl": folder / "domain.pddl"}.get(parts[2]) if len(parts) == 3 else \
+                    {domain: folder / "train", f"{domain}_test": folder / "test"}.get(parts[2])
+                if target is not None and len(parts) == 4:
+                    target = target / parts[3]
+                if target is not None and len(parts) in (3, 4):
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with wheel.open(name) as source, open(target, "wb") as out:
+                        shutil.copyfileobj(source, out)
+    sets = {"test": ["--suite", folder / "test"]}
+    if domain == "newspapers":
+        scaled = work / "newspapers-scaled"
+        scaled.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / "domain.pddl", scaled / "domain.pddl")
+        rng = random.Random(7)
+        for n in NEWSPAPERS_SCALED:
+            locations, papers = [f"loc-{i}" for i in range(n)], [f"paper-{i}" for i in range(n + 5)]
+            wanting = rng.sample(locations[1:], int(0.8 * (n - 1)))
+            (scaled / f"p{n}.pddl").write_text(
+                f"(define (problem newspaper-{n}) (:domain newspapers)\n"
+                f"  (:objects {' '.join(locations)} - loc {' '.join(papers)} - paper)\n"
+                f"  (:init (at loc-0) (ishomebase loc-0) {' '.join(f'(unpacked {p})' for p in papers)}\n"
+                f"         {' '.join(f'(wantspaper {w})' for w in wanting)})\n"
+                f"  (:goal (and {' '.join(f'(satisfied {w})' for w in wanting)})))\n")
+        sets["scaled"] = ["--suite", scaled]
+    return folder / "domain.pddl", folder / "train", sets
 
 
 def _classic_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-classic")) -> tuple[Path, Path | list[Path], dict[str, list]]:

@@ -54,7 +54,7 @@ def test_beyond_lm_cut_a_problem_is_labelled_by_lama_firsts_plan(tmp_path):
     problem = generate("gripper", tmp_path, count=1, seed=0, balls=40)[0]
     output = tmp_path / "labels.npz"
     domain = str(tmp_path / "domain.pddl")
-    summary = label_one(domain, str(problem), 8.0, 2000, str(output), "auto")
+    summary = label_one(domain, str(problem), 5.0, 2000, str(output), "auto")
     assert summary["status"] == "satisficing-plan", summary
     assert summary["plan_length"] >= 119  # 40 balls: at least pick, move, drop each... (V* is 119)
     data = Dataset.load(output)

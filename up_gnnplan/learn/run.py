@@ -224,7 +224,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
 
     from up_gnnplan.datasets.build import PRELOAD
     from up_gnnplan.executors import Job, make_executor
-    from up_gnnplan.learn.labels import optimal_share
+    from up_gnnplan.learn.labels import LAMA_SECONDS, optimal_share
     from up_gnnplan.limits import address_space_for
 
     labels_dir = work / "labels"
@@ -254,7 +254,8 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
         share = min(max(1.0, fair * growth), left)
         jobs = [Job(p.name, "up_gnnplan.learn.labels:label_one",
                     (str(domain.resolve()), str(p.path.resolve()), share, options.max_states,
-                     str((labels_dir / f"{p.name}.npz").resolve()), mode), share + JOB_GRACE,
+                     str((labels_dir / f"{p.name}.npz").resolve()), mode),
+                    share + JOB_GRACE + (LAMA_SECONDS if mode == "auto" else 0.0),
                     address_space_for(options.memory_mb))
                 for p in wave]
         by_name = {p.name: p for p in wave}
