@@ -205,6 +205,16 @@ def test_work_folder_of_another_run_is_refused(tmp_path):
                                            "-o", str(output), "--timeout", "60"])
         assert result.exit_code == 2 and words in result.output, result.output
         assert not output.exists() and (work / "run.json").is_file()  # the other run's folder is left alone
+    # A run of the same problems made with --labels optimal (the default before auto): the message says how to go on.
+    from up_gnnplan.learn.inputs import check_problems, problem_files
+    from up_gnnplan.learn.run import _run_key
+
+    domain = tmp_path / "g" / "domain.pddl"
+    checked = check_problems(domain, problem_files(domain, [tmp_path / "g"]))
+    (work / "run.json").write_text(json.dumps({"format": RUN_FORMAT,
+                                               "key": _run_key(domain, [p.path for p in checked], 0, "optimal")}))
+    result = CliRunner().invoke(main, ["learn", str(domain), str(tmp_path / "g"), "-o", str(output), "--timeout", "60"])
+    assert result.exit_code == 2 and "made with --labels optimal; give --labels optimal" in result.output, result.output
 
 
 def test_run_key_names_files_by_content_not_path(tmp_path):

@@ -669,6 +669,10 @@ def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
             raise LearnError(f"{work} holds a run of an older gnnplan learn (format {run.format}, this one writes "
                              f"{RUN_FORMAT}); remove it or give another --work-dir")
         if run.key != key:
+            differs = [name for name in ("domain", "problems", "seed", "labels") if run.key.get(name) != key.get(name)]
+            if differs == ["labels"]:  # --labels auto became the default on 2026-11-29: runs before were "optimal"
+                raise LearnError(f"{work} holds a run made with --labels {run.key.get('labels')}; give --labels "
+                                 f"{run.key.get('labels')} to continue it, or remove it or give another --work-dir")
             raise LearnError(f"{work} holds a run of other problems, another seed or other --labels; remove it or give another "
                              "--work-dir")
         return run, False
