@@ -12,7 +12,8 @@ Rovers one; pymimir, which the searches run on anyway, reads the same files in C
    in the order UP's reader gives them, so models, datasets and plans are the same.
 
 A problem with an existential goal (pymimir rejects ``(exists ...)`` goals) or ``(either ...)``
-types is read with UP's reader and bridged as before; the task's :attr:`note` says so.
+types of objects or constants is read with UP's reader and bridged as before; the task's :attr:`note`
+says so. ``(either ...)`` parameters are read here (:mod:`~up_gnnplan.problems.either_types`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     """Fill ``task`` (a bare :class:`~up_gnnplan.problems.bridge.Task`) from the two files; return it."""
     import pymimir
 
+    from up_gnnplan.problems.either_types import with_either_parameters
     from up_gnnplan.problems.fragment import check_cost_values, check_supported_text
     from up_gnnplan.problems.loading import read_checked
     from up_gnnplan.problems.goal_rules import compile_goal, hidden_note
@@ -60,6 +62,10 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     if files.assume_typing:
         domain_code = _declare_typing(domain_code)
     domain_code = with_preconditions(domain_code)
+    written = with_either_parameters(domain_code, problem_code, syntax.parents, list(syntax.constants) + goal.objects)
+    if written[0] != domain_code:  # (either ...) action parameters: a static predicate each (either_types)
+        domain_code, problem_code = written
+        syntax = read_domain(domain_code, files.domain_path)
     compiled = 0
     if goal.compiled_goal:  # disjunctive or universal goal conjuncts: derived predicates (goal_rules)
         domain_code, problem_code, compiled = compile_goal(

@@ -88,8 +88,14 @@ def read_node(code: str, start: int, path: Path | str) -> Node:
     raise ProblemLoadError(f"{path}: '(' opened on line {code.count(chr(10), 0, start) + 1} is never closed")
 
 
-def typed_list(items, path, line) -> list[tuple[str, str]]:
-    """Return ``[(name, type)]`` of a PDDL typed list (``a b - t c``: c is an ``object``)."""
+def typed_list(items, path, line, parents: dict | None = None) -> list[tuple[str, str]]:
+    """Return ``[(name, type)]`` of a PDDL typed list (``a b - t c``: c is an ``object``).
+
+    With ``parents`` (the domain's type hierarchy: parameters of predicates and actions), an ``(either t1 t2 ...)``
+    type reads as the most specific type all of t1, t2, ... descend from: pymimir and Fast Downward read the
+    file itself and keep the exact types, and what is read here (the model's inputs, the fragment) needs no more.
+    Without, :class:`EitherType`: such a file goes to UP's reader.
+    """
     out, pending, index = [], [], 0
     while index < len(items):
         item = items[index]
@@ -97,6 +103,9 @@ def typed_list(items, path, line) -> list[tuple[str, str]]:
             if index + 1 >= len(items):
                 raise ProblemLoadError(f"{path}, line {line}: '-' without a type")
             kind = items[index + 1]
+            if not isinstance(kind, str) and parents is not None and kind.head == "either" and len(kind) > 1 \
+                    and all(isinstance(k, str) for k in kind[1:]):
+                kind = common_type(list(kind[1:]), parents)
             if not isinstance(kind, str):
                 raise EitherType(f"{path}, line {line}: (either ...) types")
             out += [(name, kind) for name in pending]
@@ -107,6 +116,18 @@ def typed_list(items, path, line) -> list[tuple[str, str]]:
         pending.append(item)
         index += 1
     return out + [(name, ROOT) for name in pending]
+
+
+def common_type(kinds: list[str], parents: dict) -> str:
+    """The most specific type that every one of ``kinds`` is or descends from (``object`` at the least)."""
+    def chain(kind: str) -> list[str]:
+        seen = [kind]
+        while seen[-1] in parents and parents[seen[-1]] not in seen:
+            seen.append(parents[seen[-1]])
+        return seen
+
+    shared = set(chain(kinds[0])).intersection(*(chain(k) for k in kinds[1:]))
+    return next((k for k in chain(kinds[0]) if k in shared and k != ROOT), ROOT)
 
 
 class EitherType(ProblemLoadError):
@@ -185,9 +206,9 @@ def read_domain(code: str, path: Path | str) -> DomainSyntax:
             for item in items:
                 if item.head is None:
                     raise ProblemLoadError(f"{path}, line {item.line}: a {head[1:-1]} name expected")
-                table[item.head] = tuple(kind for _, kind in typed_list(item[1:], path, item.line))
+                table[item.head] = tuple(kind for _, kind in typed_list(item[1:], path, item.line, domain.parents))
         elif head == ":action":
-            domain.actions.append(_action(section, path))
+            domain.actions.append(_action(section, path, domain.parents))
         elif head == ":durative-action":
             domain.durative.append((str(section[1]) if len(section) > 1 else "?", line))
         elif head == ":derived":
@@ -197,7 +218,7 @@ def read_domain(code: str, path: Path | str) -> DomainSyntax:
     return domain
 
 
-def _action(section: Node, path) -> ActionSyntax:
+def _action(section: Node, path, parents: dict) -> ActionSyntax:
     if len(section) < 2 or not isinstance(section[1], str):
         raise ProblemLoadError(f"{path}, line {section.line}: an action name expected")
     fields = {}
@@ -207,7 +228,7 @@ def _action(section: Node, path) -> ActionSyntax:
     if not isinstance(parameters, Node):
         raise ProblemLoadError(f"{path}, line {section.line}: ':parameters' of '{section[1]}' needs a list")
     precondition, effect = fields.get(":precondition"), fields.get(":effect")
-    return ActionSyntax(section[1], typed_list(parameters, path, parameters.line or section.line),
+    return ActionSyntax(section[1], typed_list(parameters, path, parameters.line or section.line, parents),
                         precondition if isinstance(precondition, Node) else None,
                         effect if isinstance(effect, Node) else None, section.line)
 
