@@ -114,6 +114,29 @@ def test_negative_action_cost_is_refused(tmp_path):
     assert "negative action costs" in str(caught.value) and "jump" in str(caught.value)
 
 
+def test_conditions_beyond_the_declared_requirements_warn_and_load(tmp_path):
+    """``(not (= ?a ?b))`` under ``:strips :equality``, a ``forall`` precondition under ``:strips``: Fast Downward
+    takes them, pymimir refuses them undeclared; they are declared (a warning once per file) and read."""
+    domain, problem = tmp_path / "domain.pddl", tmp_path / "p1.pddl"
+    domain.write_text(
+        "(define (domain swap) (:requirements :strips :typing :equality) (:types token place) (:constants home - place)\n"
+        "  (:predicates (at ?t - token ?p - place) (link ?a ?b - place) (done))\n"
+        "  (:action go :parameters (?t - token ?a ?b - place)\n"
+        "    :precondition (and (at ?t ?a) (link ?a ?b) (not (= ?a ?b))) :effect (and (not (at ?t ?a)) (at ?t ?b)))\n"
+        "  (:action finish :parameters () :precondition (forall (?t - token) (at ?t home)) :effect (done)))\n")
+    problem.write_text("(define (problem p1) (:domain swap) (:objects a b - token p1 p2 - place)\n"
+                       "  (:init (at a p1) (at b p2) (link p1 p2) (link p2 p1) (link p2 home) (link p1 p1))\n"
+                       "  (:goal (done)))\n")
+    with pytest.warns(PddlQuirkWarning, match=":negative-preconditions, :universal-preconditions without declaring"):
+        task = load_task(domain, problem)
+    assert sorted(str(a) for a in task.initial_state().generate_applicable_actions()) == \
+        ["(go a p1 p2)", "(go b p2 home)", "(go b p2 p1)"]  # not (go a p1 p1): the equality holds
+    assert expand(task).initial_value == 4.0  # a to p2 and home, b home, finish
+    domain.write_text(domain.read_text().replace("(not (= ?a ?b))", "(not (= ?a ?b)) (nonsense)"))
+    message = load_error(domain, problem, ProblemLoadError)  # any other error still names the file and line
+    assert f"{domain}, line 4" in message, message
+
+
 def test_typed_objects_without_typing_requirement_warn_and_load(tmp_path):
     # Copy the domain: the warning is given once per domain file and process.
     domain = tmp_path / "domain.pddl"

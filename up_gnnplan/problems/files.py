@@ -19,6 +19,7 @@ says so. ``(either ...)`` parameters are read here (:mod:`~up_gnnplan.problems.e
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -72,7 +73,9 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
             domain_code, problem_code, dict(goal.objects), dict(syntax.constants), syntax.parents, files.problem_path)
         goal = read_problem(problem_code, files.problem_path)  # universal conjuncts written out as literals
     mimir_code = with_normal_conditions(domain_code, files.domain_path)  # pymimir's disjunctions: see normal_form
-    mimir_domain = _parse(lambda: pymimir.Domain(_padded(mimir_code)), files.domain_path)
+    mimir_domain, added = _parse_domain(pymimir, mimir_code, files.domain_path)
+    if added:  # what the domain uses without declaring it: declared for Fast Downward's text too
+        domain_code = _declare(domain_code, added)
     check("while building the task (after pymimir read the domain)")
     mimir_problem = _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
     check("while building the task (after pymimir read the problem)")
@@ -126,6 +129,48 @@ def _declare_typing(code: str) -> str:
     if found is None:
         return code
     return code[:found.end()] + " (:requirements :typing)" + code[found.end():]
+
+
+# pymimir's message for a construct whose requirement the domain does not declare.
+_UNDECLARED = re.compile(r"Undefined requirement: (:[\w-]+)")
+_WARNED_REQUIREMENTS: set = set()
+
+
+def _parse_domain(pymimir, code: str, path: Path):
+    """Return (pymimir's domain of ``code``, the requirements it needed that ``code`` does not declare).
+
+    Fast Downward and UP's reader do not ask a domain to declare what it uses; pymimir refuses, say,
+    ``(not (= ?a ?b))`` under ``:strips :equality`` alone ("Undefined requirement: :negative-preconditions").
+    Each requirement it names is declared (on the same line) and the file read again, with a warning
+    once per file; any other error names the file and line."""
+    from up_gnnplan.problems.loading import PddlQuirkWarning
+
+    added = []
+    while True:
+        try:
+            domain = pymimir.Domain(_padded(_declare(code, added)))
+            break
+        except RuntimeError as error:
+            found = _UNDECLARED.search(str(error))
+            if found is None or found.group(1) in added or len(added) >= 8:
+                return _parse(lambda: pymimir.Domain(_padded(_declare(code, added))), path), added  # raises: file, line
+            added.append(found.group(1))
+    if added and (Path(path).resolve(), tuple(added)) not in _WARNED_REQUIREMENTS:
+        _WARNED_REQUIREMENTS.add((Path(path).resolve(), tuple(added)))
+        warnings.warn(f"{path}: uses {', '.join(added)} without declaring {'it' if len(added) == 1 else 'them'}; "
+                      f"read as if declared", PddlQuirkWarning, stacklevel=4)
+    return domain, added
+
+
+def _declare(code: str, requirements: list[str]) -> str:
+    """``code`` with ``requirements`` declared, on the line of its ``(:requirements`` (or of its ``(define``)."""
+    if not requirements:
+        return code
+    found = re.search(r"\(\s*:requirements\b", code)
+    if found:
+        return code[:found.end()] + " " + " ".join(requirements) + code[found.end():]
+    found = _DEFINE_DOMAIN.search(code)
+    return code if found is None else code[:found.end()] + f" (:requirements {' '.join(requirements)})" + code[found.end():]
 
 
 def _parse(read, path: Path):
