@@ -185,7 +185,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                          f"its share of the "
                          f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems"
                          + ("" if options.labels != "optimal" else
-                            ", or label them by LAMA-first's plans: --labels satisficing"))
+                            ", or label them by LAMA-first's plans: --labels auto"))
     start = time.perf_counter()
     model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
                                                                 judges)
