@@ -137,6 +137,25 @@ def test_conditions_beyond_the_declared_requirements_warn_and_load(tmp_path):
     assert f"{domain}, line 4" in message, message
 
 
+def test_names_and_sections_pymimir_cannot_read_are_named(tmp_path):
+    """A problem named ``0`` loads (Fast Downward takes it; the name is used nowhere); an object named ``1`` and
+    a ``:goal`` before the ``:init`` are refused by name and line, not as a file pymimir "cannot read"."""
+    domain = tmp_path / "domain.pddl"
+    domain.write_text("(define (domain d) (:requirements :strips :typing) (:types n)\n"
+                      " (:predicates (at ?x - n) (next ?x ?y - n))\n"
+                      " (:action go :parameters (?x ?y - n) :precondition (and (at ?x) (next ?x ?y))\n"
+                      "  :effect (and (not (at ?x)) (at ?y))))\n")
+    problem = tmp_path / "p.pddl"
+    problem.write_text("(define (problem 0) (:domain d) (:objects a b - n)\n (:init (at a) (next a b))\n (:goal (at b)))\n")
+    assert expand(load_task(domain, problem)).initial_value == 1.0
+    problem.write_text("(define (problem p) (:domain d)\n (:objects a 2 - n)\n (:init (at a) (next a 2))\n (:goal (at 2)))\n")
+    message = load_error(domain, problem, ProblemLoadError)
+    assert f"{problem}, line 2: the object name '2' does not begin with a letter" in message, message
+    problem.write_text("(define (problem p) (:domain d) (:objects a b - n)\n (:goal (at b))\n (:init (at a) (next a b)))\n")
+    message = load_error(domain, problem, ProblemLoadError)
+    assert f"{problem}, line 2: the (:goal ...) comes before the (:init ...)" in message, message
+
+
 def test_typed_objects_without_typing_requirement_warn_and_load(tmp_path):
     # Copy the domain: the warning is given once per domain file and process.
     domain = tmp_path / "domain.pddl"

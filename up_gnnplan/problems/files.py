@@ -77,6 +77,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     if added:  # what the domain uses without declaring it: declared for Fast Downward's text too
         domain_code = _declare(domain_code, added)
     check("while building the task (after pymimir read the domain)")
+    problem_code = _problem_for_pymimir(problem_code, files.problem_path, syntax.constants + goal.objects)
     mimir_problem = _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
     check("while building the task (after pymimir read the problem)")
     values = _static_values(mimir_problem)
@@ -114,6 +115,31 @@ def _read_by_up(task, files, mode, check, note: str):
     type(task).__init__(task, load_pddl(files.domain_path, files.problem_path), files.source, mode=mode, check=check)
     task._files, task.note = files, note
     return task
+
+
+_DEFINE_PROBLEM = re.compile(r"\(\s*define\s*\(\s*problem\s+([^\s()]+)")
+
+
+def _problem_for_pymimir(code: str, path: Path, objects: list[tuple[str, str]]) -> str:
+    """Return the problem ``code`` as pymimir takes it, or say what it would only call unreadable.
+
+    A problem name that does not begin with a letter (pymimir refuses ``(problem 0)``, Fast Downward takes
+    it; the name is used nowhere) is prefixed. An object or constant so named, and a ``:goal`` before the
+    ``:init`` (Fast Downward refuses it too), are refused by name and line."""
+    for name, _ in objects:
+        if not name[:1].isalpha():
+            at = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", code)
+            line = code.count("\n", 0, at.start()) + 1 if at else 1
+            raise ProblemLoadError(f"{path}, line {line}: the object name '{name}' does not begin with a letter, "
+                                   "as PDDL names must (pymimir cannot read it); rename it")
+    init, goal = re.search(r"\(\s*:init\b", code), re.search(r"\(\s*:goal\b", code)
+    if init and goal and goal.start() < init.start():
+        raise ProblemLoadError(f"{path}, line {code.count(chr(10), 0, goal.start()) + 1}: the (:goal ...) comes before "
+                               "the (:init ...); PDDL puts :init first (pymimir and Fast Downward read no other order)")
+    named = _DEFINE_PROBLEM.search(code)
+    if named and not named.group(1)[:1].isalpha():
+        code = code[:named.start(1)] + "p-" + code[named.start(1):]
+    return code
 
 
 def _padded(code: str) -> str:
