@@ -476,3 +476,16 @@ def test_problems_of_two_folders_that_share_file_names_keep_apart(tmp_path):
     assert [p.name for p in checked] == ["a-p0", "a-p1", "b-p0", "b-p1"]  # by size, as before
     alone = check_problems(domain, problem_files(domain, [tmp_path / "a"]))
     assert [p.name for p in alone] == ["p0", "p1"]  # the file's stem where it is unique
+
+
+def test_a_model_that_solved_no_judge_problem_gets_a_hint_read_from_its_run():
+    from up_gnnplan.learn.run import _hint
+
+    judge = {"problems": ["p8", "p9"], "objects": [40, 44], "solved": 0}
+    few = {"labelled": {f"p{i}": {} for i in range(4)}, "skipped": {"p5": {"status": "too-large"},
+                                                                    "p6": {"status": "unsolvable"}}}
+    hint = _hint(few, judge, {})
+    assert "1 training problem(s) were not labelled in the time" in hint and "4 labelled problem(s) are few" in hint
+    many = {"labelled": {f"p{i}": {} for i in range(20)}, "skipped": {}}
+    assert "nearer the judge problems' size (up to 44 objects)" in _hint(many, judge, {})
+    assert _hint(many, {**judge, "solved": 1}, {}) is None and _hint(many, {"problems": []}, {}) is None

@@ -597,6 +597,9 @@ def _report(say, output, summary, config) -> None:
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")
+    hint = _hint(data, judge, summary)
+    if hint:
+        say(f"  hint: {hint}")
     if summary.get("handoff_share") is not None:
         say(f"  mode auto: the learned part gets {summary['handoff_share']:.0%} of the time before LAMA-first takes "
             "the rest, since the policy solved no judge problem (gnnplan solve --handoff-share sets another)")
@@ -607,6 +610,30 @@ def _report(say, output, summary, config) -> None:
         say(f"  note: {summary['non_finite_note']}")
     say("  phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())
         + f"; {summary['seconds']:.0f} s of {summary['minutes'] * 60:.0f} s")
+
+
+# Fewer labelled training problems than this, and a judge no epoch's policy solved: the summary says more would help
+# (Depots, 7 of 10 problems labelled, judge 0/3; Newspapers, 4 of 36, judge 1/4 and 3/5 of its larger tasks, where
+# 30 labelled problems made 4/4 and 5/5: results/learn_eval/pddlgym/).
+FEW_PROBLEMS = 15
+
+
+def _hint(data: dict, judge: dict, summary: dict) -> str | None:
+    """What would most likely help a model whose greedy policy solved no judge problem, read from the run."""
+    if not judge["problems"] or judge.get("solved"):
+        return None
+    reasons = []
+    labelled, unlabelled = len(data["labelled"]), sum(1 for s in data["skipped"].values() if s["status"] != "unsolvable")
+    if unlabelled:
+        reasons.append(f"{unlabelled} training problem(s) were not labelled in the time: a longer --timeout (or more "
+                       "--jobs) labels them")
+    if labelled < FEW_PROBLEMS:
+        reasons.append(f"{labelled} labelled problem(s) are few: more training problems, of the sizes labelled and a "
+                       "little larger, help most")
+    if not reasons:
+        reasons.append("more training problems nearer the judge problems' size (up to "
+                       f"{max(judge.get('objects') or [0])} objects), or a longer --timeout, may help")
+    return "the greedy policy solved no judge problem; " + "; ".join(reasons)
 
 
 # -- the run folder ----------------------------------------------------------------------------
