@@ -64,10 +64,12 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
     from up_gnnplan.learn import LearnOptions, learn as run
     from up_gnnplan.limits import command_start
 
+    argv = sys.argv[2:]
+    if not any(a == "--labels" or a.startswith("--labels=") for a in argv):
+        argv = argv + ["--labels", labels]  # the record names the labels, whatever the default becomes
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only, head=head,
-                           labels_from=labels_from,
-                           command="gnnplan learn " + " ".join(sys.argv[2:]), started=command_start())
+                           labels_from=labels_from, command="gnnplan learn " + " ".join(argv), started=command_start())
     try:
         with stopped_by_sigterm():
             run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))
