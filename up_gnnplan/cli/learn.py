@@ -25,7 +25,8 @@ from up_gnnplan.learn.recipe import HEADS
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds training.")
 @click.option("--labels", type=click.Choice(["auto", "optimal", "satisficing"]), default="auto", show_default=True,
               help="Where A* with LM-cut finds no optimal plan of a training problem in its share of the time: "
-                   "'auto' labels it by LAMA-first's plan in the rest of its share (an upper bound on the cost to go), "
+                   "'auto' labels it by LAMA-first's plan in the rest of its share, at least 4 s (an upper bound on the "
+                   "cost to go), and gives the later problems larger shares, "
                    "'optimal' skips it, 'satisficing' gives A* half the share and LAMA-first the other half.")
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Torch device to train on; auto: CUDA when torch sees a GPU, else the CPU.")
