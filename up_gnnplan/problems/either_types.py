@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from up_gnnplan.problems.normal_form import read_span
-from up_gnnplan.problems.syntax import ROOT, common_type
+from up_gnnplan.problems.syntax import ancestry, common_type
 
 PREFIX = "gnnplan-either-"
 _ACTION = re.compile(r"\(\s*:action\b")
@@ -88,13 +88,8 @@ def with_either_parameters(domain_code: str, problem_code: str, parents: dict,
 
 def _with_members(problem_code: str, unions: dict, parents: dict, objects: list[tuple[str, str]]) -> str:
     """``problem_code`` with each union's predicate true of the objects whose type is a member or descends from one."""
-    def lineage(kind: str) -> set[str]:
-        seen = [kind]
-        while seen[-1] in parents and parents[seen[-1]] not in seen and seen[-1] != ROOT:
-            seen.append(parents[seen[-1]])
-        return set(seen)
-
-    atoms = [f"({name} {obj})" for name, kinds in unions.items() for obj, kind in objects if lineage(kind) & set(kinds)]
+    atoms = [f"({name} {obj})" for name, kinds in unions.items() for obj, kind in objects
+             if set(ancestry(kind, parents)) & set(kinds)]
     found = re.search(r"\(\s*:init\b", problem_code)
     if found is None or not atoms:
         return problem_code

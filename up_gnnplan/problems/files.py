@@ -61,7 +61,7 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     fragment = check_supported_text(syntax, goal, (where, files.domain_path, files.problem_path))
     check("while building the task (after checking its PDDL fragment)")
     if files.assume_typing:
-        domain_code = _declare_typing(domain_code)
+        domain_code = _declare(domain_code, [":typing"])
     domain_code = with_preconditions(domain_code)
     written = with_either_parameters(domain_code, problem_code, syntax.parents, list(syntax.constants) + goal.objects)
     if written[0] != domain_code:  # (either ...) action parameters: a static predicate each (either_types)
@@ -144,17 +144,6 @@ def _problem_for_pymimir(code: str, path: Path, objects: list[tuple[str, str]]) 
 
 def _padded(code: str) -> str:
     return code + " " * max(0, _PATH_LENGTH - len(code))
-
-
-def _declare_typing(code: str) -> str:
-    """Return ``code`` with ``:typing`` among its requirements, on the same line (line numbers hold)."""
-    found = re.search(r"\(\s*:requirements\b", code)
-    if found:
-        return code[:found.end()] + " :typing" + code[found.end():]
-    found = _DEFINE_DOMAIN.search(code)
-    if found is None:
-        return code
-    return code[:found.end()] + " (:requirements :typing)" + code[found.end():]
 
 
 # pymimir's message for a construct whose requirement the domain does not declare.

@@ -118,16 +118,18 @@ def typed_list(items, path, line, parents: dict | None = None) -> list[tuple[str
     return out + [(name, ROOT) for name in pending]
 
 
+def ancestry(kind: str, parents: dict) -> list[str]:
+    """``kind`` and the types it descends from, nearest first (``parents``: the domain's type hierarchy)."""
+    seen = [kind]
+    while seen[-1] in parents and parents[seen[-1]] not in seen:
+        seen.append(parents[seen[-1]])
+    return seen
+
+
 def common_type(kinds: list[str], parents: dict) -> str:
     """The most specific type that every one of ``kinds`` is or descends from (``object`` at the least)."""
-    def chain(kind: str) -> list[str]:
-        seen = [kind]
-        while seen[-1] in parents and parents[seen[-1]] not in seen:
-            seen.append(parents[seen[-1]])
-        return seen
-
-    shared = set(chain(kinds[0])).intersection(*(chain(k) for k in kinds[1:]))
-    return next((k for k in chain(kinds[0]) if k in shared and k != ROOT), ROOT)
+    shared = set(ancestry(kinds[0], parents)).intersection(*(ancestry(k, parents) for k in kinds[1:]))
+    return next((k for k in ancestry(kinds[0], parents) if k in shared and k != ROOT), ROOT)
 
 
 class EitherType(ProblemLoadError):
