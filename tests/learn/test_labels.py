@@ -97,3 +97,41 @@ def test_where_lm_cut_refuses_conditional_effects_a_star_with_hmax_gives_the_opt
     for action in plan:
         state = action.apply(state)
     assert is_goal(task, state)
+
+
+@needs_fd
+def test_one_translation_serves_a_star_and_lama_first(tmp_path):
+    """The labeller translates a task once (Fast Downward's translator) and searches it by A* with LM-cut, then
+    by LAMA-first: both plans replay to the goal, the optimal one of V* steps; Briefcase's conditional effects
+    still fall back to A* with h^max on the translated task; stopping the translation removes its folder."""
+    from pathlib import Path
+
+    from up_gnnplan.learn.labels import translate
+
+    problem = generate("gripper", tmp_path, count=1, seed=2, balls=4)[0]
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "briefcase"
+    for task in (load_task(tmp_path / "domain.pddl", problem), load_task(folder / "domain.pddl", folder / "p06.pddl")):
+        status, translation = translate(task, 30.0)
+        assert status == "translated"
+        try:
+            optimal = fast_downward_plan(task, 30.0, translation=translation)
+            satisficing = fast_downward_plan(task, 30.0, alias="lama-first", translation=translation)
+        finally:
+            translation.stop()
+        assert not Path(translation.folder.name).exists()
+        for status, plan in (optimal, satisficing):
+            assert status == "solved"
+            state = task.initial_state()
+            for action in plan:
+                state = action.apply(state)
+            assert is_goal(task, state)
+        assert len(optimal[1]) == expand(task).initial_value <= len(satisficing[1])
+
+
+@needs_fd
+@pytest.mark.parametrize("seconds", [1.5, 3.0])  # too short to start it; killed at its limit
+def test_a_translator_that_cannot_finish_in_the_share_is_a_timeout(tmp_path, seconds):
+    from up_gnnplan.learn.labels import translate
+
+    problem = generate("gripper", tmp_path, count=1, seed=0, balls=2000)[0]
+    assert translate(load_task(tmp_path / "domain.pddl", problem), seconds) == ("timeout", None)

@@ -90,16 +90,18 @@ def expand(task, max_states: int = 100_000, progress=None, *, limits: Limits | N
            phase=None) -> LabelledStates:
     """Expand the full state space of ``task`` and return every state with its V*.
 
-    Raises :class:`StateLimitExceeded` when the space has more than ``max_states`` states, and
+    Raises :class:`StateLimitExceeded` when the space has more than ``max_states`` states,
     :class:`~up_gnnplan.limits.MemoryLimitReached` when the process's resident memory would pass the
-    memory limit of ``limits`` (default: :func:`~up_gnnplan.limits.default_memory_mb`). The states
+    memory limit of ``limits`` (default: :func:`~up_gnnplan.limits.default_memory_mb`), and
+    :class:`~up_gnnplan.limits.TimeLimitReached` when its deadline passes while they are counted. The states
     are first counted by a breadth-first search that checks both limits as it goes (:func:`_survey`),
     so that a space too large is refused early, and before pymimir builds the graph at once.
     ``progress`` is an optional callable ``(done, total)`` for a progress display; ``phase(text)``
     is told how the work goes at least every few seconds (states so far, rate, memory).
     """
     limits = limits if limits is not None else Limits()
-    survey = Heartbeat(limits, phase, lambda done, seconds: f"expanding the state space: {done:,} states so far")
+    survey = Heartbeat(limits, phase, lambda done, seconds: f"expanding the state space: {done:,} states so far",
+                       deadline=True)
     count, edges = _survey(task, max_states, survey)
     need = (count * BYTES_PER_STATE + edges * BYTES_PER_TRANSITION) / 2**20
     headroom = limits.headroom_mb()

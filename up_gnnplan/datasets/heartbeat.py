@@ -22,7 +22,8 @@ class Heartbeat:
     """Count units of work; check the memory limit and report progress every so often.
 
     Args:
-        limits: the :class:`~up_gnnplan.limits.Limits` whose memory limit holds (its deadline is not used).
+        limits: the :class:`~up_gnnplan.limits.Limits` whose memory limit holds (its deadline too with ``deadline``:
+            :class:`~up_gnnplan.limits.TimeLimitReached` once it has passed).
         phase: ``phase(text)`` is told the progress (None: nobody is told).
         describe: ``describe(count, seconds)`` returns what is under way, e.g. ``"expanding the state
             space: 12,000 states so far"``; it also names the work in the memory limit's message.
@@ -30,8 +31,9 @@ class Heartbeat:
             follows another keeps to the same pace of lines.
     """
 
-    def __init__(self, limits: Limits, phase, describe, every: int = CHECK_EVERY, since: float | None = None):
-        self.limits, self.phase, self.describe, self.every = limits, phase, describe, every
+    def __init__(self, limits: Limits, phase, describe, every: int = CHECK_EVERY, since: float | None = None,
+                 deadline: bool = False):
+        self.limits, self.phase, self.describe, self.every, self.deadline = limits, phase, describe, every, deadline
         self.count = 0
         self.start = time.perf_counter()
         self.reported = self.start if since is None else since
@@ -51,8 +53,13 @@ class Heartbeat:
         return self.count / max(self.seconds(), 1e-9)
 
     def check(self) -> None:
-        """Raise :class:`~up_gnnplan.limits.MemoryLimitReached` above the limit; report if it is time to."""
-        self.limits.check_memory(f"while {self.describe(self.count, self.seconds())}")
+        """Raise :class:`~up_gnnplan.limits.MemoryLimitReached` above the limit (and, with ``deadline``,
+        :class:`~up_gnnplan.limits.TimeLimitReached` past it); report if it is time to."""
+        what = f"while {self.describe(self.count, self.seconds())}"
+        if self.deadline:
+            self.limits.check(what)
+        else:
+            self.limits.check_memory(what)
         now = time.perf_counter()
         if self.phase is not None and now - self.reported >= REPORT_SECONDS:
             self.reported = now

@@ -2,8 +2,8 @@
 
 In order of cost:
 
-1. expand the whole state space when it has at most ``max_states`` states (exact V* of every
-   state, all transitions: the best labels);
+1. expand the whole state space when it has at most ``max_states`` states, counted within
+   :data:`EXPAND_SHARE` of the share (exact V* of every state, all transitions: the best labels);
 2. otherwise take an optimal plan from Fast Downward (A* with LM-cut, the driver up-fast-downward ships)
    within the time left of the share: its states get exact V* for free. Measured against the
    ``gnnplan dataset`` labeller's A* with h^max on the learning-practice problems: the same on
@@ -26,9 +26,10 @@ In order of cost:
    without them (:data:`PLAN_SHARE`), and LAMA-first has what is left, at least :data:`LAMA_SECONDS`
    (past the share if need be); with ``satisficing`` A* gets :data:`OPTIMAL_SHARE`.
 
-A problem whose plan is not found within its share is reported as ``too-large``; a proven
-unsolvable one as ``unsolvable``. The job writes its dataset itself (to a temporary name, then
-renamed), so that a run that is stopped keeps the problems it finished.
+Fast Downward translates the task once for both of its planners (:func:`translate`). A problem whose plan
+is not found within its share is reported as ``too-large``; a proven unsolvable one as ``unsolvable``.
+The job writes its dataset itself (to a temporary name, then renamed), so that a run that is stopped
+keeps the problems it finished.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ from pathlib import Path
 
 from up_gnnplan.errors import StateLimitExceeded, UnsolvableProblemError
 
+# Counting the states to expand takes at most this share of the problem's time (at least a second): on pddlgym's
+# Footwear (about 800,000 ground actions) counting 20,000 states took 5.9 s, more than its first shares.
+EXPAND_SHARE = 0.3
 # Successor searches: small limits, as their labels only refine the plan states' action targets.
 SUCCESSOR_EXPANSIONS = 5_000
 SUCCESSOR_SECONDS = 1.0
@@ -57,6 +61,7 @@ MODES = LABELS + ("lama-first",)
 # it gives up at once (LAMA-first on Gripper of 40 balls: 0.3 s given 3 s; "out of time" after 0.1 s given 2.5 s).
 # Leaving them to LAMA-first out of the share took small problems' optimal plans away.
 LAMA_SECONDS = 4.0
+NO_FAST_DOWNWARD = "no up-fast-downward"  # Fast Downward missing: pymimir's A* labels instead
 
 
 def optimal_share(labels: str) -> float:
@@ -64,27 +69,68 @@ def optimal_share(labels: str) -> float:
     return OPTIMAL_SHARE if labels == "satisficing" else PLAN_SHARE
 
 
-def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut"):
+def fast_downward_plan(task, seconds: float, alias: str = "seq-opt-lmcut", translation=None):
     """Return (status, plan) from Fast Downward's ``alias`` (A* with LM-cut, or ``lama-first``) within
     ``seconds`` and the default memory limit (:func:`up_gnnplan.search.lama.fast_downward`: on the
     task's own PDDL, its plan mapped to pymimir's ground actions): status ``solved`` with the actions,
     ``unsolvable``, ``timeout``, or ``unavailable`` (no up-fast-downward, Fast Downward failed or ran
-    out of memory)."""
+    out of memory). ``translation``: the task translated already (:func:`translate`), whose search alone then
+    runs within ``seconds``."""
     from up_gnnplan.errors import GnnplanError
     from up_gnnplan.limits import Limits
-    from up_gnnplan.search.common import Status
     from up_gnnplan.search.lama import UnsupportedTask, fast_downward
 
     limits = Limits(max(1.0, seconds))
+
+    def run(planner):
+        return translation.search(limits, planner) if translation is not None else \
+            fast_downward(task, limits, planner, missing=NO_FAST_DOWNWARD)
+
     try:
         try:
-            result = fast_downward(task, limits, alias, missing="no up-fast-downward")
+            result = run(alias)
         except UnsupportedTask:  # LM-cut and conditional effects: an admissible search that takes them, in the time left
             if alias != "seq-opt-lmcut":
                 raise
-            result = fast_downward(task, limits, optimal_fallback(task), missing="no up-fast-downward")
+            result = run(optimal_fallback(task))
     except GnnplanError:  # not installed, or an exit code that says Fast Downward failed: pymimir's A* instead
         return "unavailable", None
+    return _outcome(result)
+
+
+def translate(task, seconds: float):
+    """Start Fast Downward's translator on ``task`` and wait for it within ``seconds``; return (status,
+    translation): ``translated`` with the :class:`~up_gnnplan.search.lama.Translation` to search (the caller
+    stops it), else ``unsolvable``, ``timeout`` or ``unavailable`` and None.
+
+    A task is translated once for its A* with LM-cut and its LAMA-first: on pddlgym's Footwear (73-83
+    objects, 60,000-105,000 operators) the translator takes 5-10 s, LAMA-first's search then under a
+    second, and a second translation for LAMA-first had left every problem unlabelled but one."""
+    from up_gnnplan.errors import GnnplanError
+    from up_gnnplan.limits import Limits, TimeLimitReached
+    from up_gnnplan.search.lama import Translation
+
+    limits = Limits(max(1.0, seconds))
+    try:
+        translation = Translation(task, limits, missing=NO_FAST_DOWNWARD)
+    except TimeLimitReached:  # too little time left to start it
+        return "timeout", None
+    except GnnplanError:
+        return "unavailable", None
+    try:
+        failed = translation.translated(limits)
+    except GnnplanError:  # an exit code that says the translator failed
+        translation.stop()
+        return "unavailable", None
+    if failed is not None:
+        translation.stop()
+        return _outcome(failed)[0], None
+    return "translated", translation
+
+
+def _outcome(result) -> tuple:
+    from up_gnnplan.search.common import Status
+
     if result.status is Status.SOLVED:
         return "solved", result.actions
     return {Status.UNSOLVABLE: "unsolvable", Status.TIMEOUT: "timeout"}.get(result.status, "unavailable"), None
@@ -113,52 +159,81 @@ def label_one(domain: str, problem: str, seconds: float, max_states: int, output
     if labels not in MODES:
         raise ValueError(f"unknown labels {labels!r}; choose one of {', '.join(MODES)}")
     from up_gnnplan.datasets.expansion import expand
-    from up_gnnplan.datasets.optimal import label_optimal
+    from up_gnnplan.limits import Limits, TimeLimitReached
     from up_gnnplan.problems import load_task
 
     start = time.perf_counter()
     deadline = start + seconds
     task = load_task(domain, problem)
     try:
-        labelled, method = expand(task, max_states), "expanded"
-    except StateLimitExceeded:
+        labelled, method = expand(task, max_states, limits=Limits(max(1.0, EXPAND_SHARE * seconds))), "expanded"
+    except (StateLimitExceeded, TimeLimitReached):
         labelled = None
     if labelled is not None and labelled.initial_value == float("inf"):
         return _summary("unsolvable", start, note="no goal state is reachable from the initial state")
-    if labelled is None and labels == "lama-first":
-        return _satisficing(task, domain, problem, start, deadline, seconds, output)
     if labelled is None:
-        left = deadline - time.perf_counter()
-        status, plan = fast_downward_plan(task, left * optimal_share(labels))
-        if status == "unsolvable":
-            return _summary("unsolvable", start, note="proven unsolvable by Fast Downward")
-        if status == "timeout" and labels != "optimal":
-            if labels == "auto":
-                deadline = max(deadline, time.perf_counter() + LAMA_SECONDS)
-            return _satisficing(task, domain, problem, start, deadline, seconds, output)
-        if status == "timeout" or (status == "solved" and time.perf_counter() >= deadline):
-            return _summary("too-large", start, note=f"no optimal plan within its share ({seconds:.0f} s)")
+        began = time.perf_counter()
+        status, translation = translate(task, deadline - began)
         try:
-            labelled = label_optimal(task, heuristic="hmax", plan=plan if status == "solved" else None,
-                                     plan_time_limit=max(0.1, (deadline - time.perf_counter()) * PLAN_SHARE),
-                                     successor_time_limit=SUCCESSOR_SECONDS,
-                                     successor_expansion_limit=SUCCESSOR_EXPANSIONS, deadline=deadline)
-        except UnsolvableProblemError as error:
-            proven = "proven unsolvable" in str(error)
-            return _summary("unsolvable" if proven else "too-large", start,
-                            note="proven unsolvable by A*" if proven else
-                            f"no optimal plan within its share ({seconds:.0f} s)")
+            if status == "unsolvable":
+                return _summary("unsolvable", start, note="proven unsolvable by Fast Downward's translator")
+            if status == "timeout":
+                return _summary("too-large", start, note=f"Fast Downward's translator did not finish within its "
+                                                         f"share ({seconds:.0f} s)")
+            labelled = _plan_labels(task, domain, problem, labels, (start, began, deadline), seconds, output,
+                                    translation)
+        finally:
+            if translation is not None:
+                translation.stop()
+        if isinstance(labelled, dict):  # a summary: labelled by LAMA-first's plan, or not at all
+            return labelled
         method = "optimal-plan"
     return _write(task, domain, problem, labelled, method, start, output)
 
 
-def _satisficing(task, domain, problem, start: float, deadline: float, seconds: float, output: str) -> dict:
+def _plan_labels(task, domain, problem, labels: str, times: tuple, seconds: float, output: str, translation):
+    """Label ``task`` along an optimal plan (return its labelled states) or LAMA-first's (return the summary of
+    the dataset written), or return the summary of why not. ``times``: the clock values of the job's start,
+    the translator's start and the share's end; ``translation``: the task translated (None: Fast Downward is
+    not at hand, and pymimir's A* searches)."""
+    from up_gnnplan.datasets.optimal import label_optimal
+
+    start, began, deadline = times
+    if labels == "lama-first":
+        return _satisficing(task, domain, problem, start, deadline, seconds, output, translation)
+    # A* gets its share of the time since the translator began, as when it translated the task itself.
+    optimal_end = began + (deadline - began) * optimal_share(labels)
+    status, plan = ("unavailable", None) if translation is None else \
+        fast_downward_plan(task, optimal_end - time.perf_counter(), translation=translation)
+    if status == "unsolvable":
+        return _summary("unsolvable", start, note="proven unsolvable by Fast Downward")
+    if status == "timeout" and labels != "optimal":
+        if labels == "auto":
+            deadline = max(deadline, time.perf_counter() + LAMA_SECONDS)
+        return _satisficing(task, domain, problem, start, deadline, seconds, output, translation)
+    if status == "timeout" or (status == "solved" and time.perf_counter() >= deadline):
+        return _summary("too-large", start, note=f"no optimal plan within its share ({seconds:.0f} s)")
+    try:
+        return label_optimal(task, heuristic="hmax", plan=plan if status == "solved" else None,
+                             plan_time_limit=max(0.1, (deadline - time.perf_counter()) * PLAN_SHARE),
+                             successor_time_limit=SUCCESSOR_SECONDS,
+                             successor_expansion_limit=SUCCESSOR_EXPANSIONS, deadline=deadline)
+    except UnsolvableProblemError as error:
+        proven = "proven unsolvable" in str(error)
+        return _summary("unsolvable" if proven else "too-large", start,
+                        note="proven unsolvable by A*" if proven else
+                        f"no optimal plan within its share ({seconds:.0f} s)")
+
+
+def _satisficing(task, domain, problem, start: float, deadline: float, seconds: float, output: str,
+                 translation=None) -> dict:
     """Label ``task`` by LAMA-first's plan, shortened by action elimination, in the time left (see the module's
     step 4); ``too-large`` when no plan comes in time."""
     from up_gnnplan.datasets.optimal import label_optimal
     from up_gnnplan.search.elimination import eliminate_actions
 
-    status, plan = fast_downward_plan(task, (deadline - time.perf_counter()) * PLAN_SHARE, alias="lama-first")
+    status, plan = fast_downward_plan(task, (deadline - time.perf_counter()) * PLAN_SHARE, alias="lama-first",
+                                      translation=translation)
     if status == "unsolvable":
         return _summary("unsolvable", start, note="proven unsolvable by Fast Downward")
     if status != "solved" or time.perf_counter() >= deadline:

@@ -186,12 +186,13 @@ class Translation:
     """LAMA-first's translation of ``task`` (Fast Downward's translator alone, which writes ``output.sas``), run
     in a process group of its own while the caller goes on: mode auto's policy walks on while it runs
     (:class:`~up_gnnplan.search.course.Course`), and the hand-off then searches the translated task
-    (:func:`lama_first_from`). Its time limit is the time left under ``limits`` when it starts, its memory limit
+    (:func:`lama_first_from`); ``gnnplan learn``'s labels search it by A* with LM-cut, then by LAMA-first
+    (:meth:`search`). Its time limit is the time left under ``limits`` when it starts, its memory limit
     ``memory_share`` of the memory left then. :meth:`stop` ends it and removes its folder."""
 
-    def __init__(self, task, limits: Limits, memory_share: float = 1.0):
-        self.name = PLANNERS["lama-first"]
-        self.command, self.folder = _command(task, limits, "lama-first", self.name, NO_FAST_DOWNWARD, translate=True,
+    def __init__(self, task, limits: Limits, memory_share: float = 1.0, missing: str = NO_FAST_DOWNWARD):
+        self.task, self.name = task, PLANNERS["lama-first"]
+        self.command, self.folder = _command(task, limits, "lama-first", self.name, missing, translate=True,
                                              memory_share=memory_share)
         self.began = time.perf_counter()
         self.took: float | None = None  # seconds, once it ended
@@ -209,6 +210,24 @@ class Translation:
         code = _wait(self.process, limits, f"{self.name}'s translator")
         self.poll()
         return code, (Path(self.folder.name) / "log").read_text(errors="replace")
+
+    def translated(self, limits: Limits) -> SearchResult | None:
+        """Wait for the translator within ``limits``; return None once ``output.sas`` is written, else why there
+        is none as a result without a plan (its time, a proof that the task is unsolvable, its memory)."""
+        began = time.perf_counter()
+        try:
+            code, log = self.wait(limits)
+        except LimitReached as error:
+            return stopped(error, [], 0.0, 0, 0, limits)
+        if code == 0 and (Path(self.folder.name) / "output.sas").is_file():
+            return None
+        status, message = _failure(code, log, self.command, f"{self.name}'s translator")
+        return SearchResult(status, seconds=time.perf_counter() - began, message=message)
+
+    def search(self, limits: Limits, alias: str) -> SearchResult:
+        """Run Fast Downward's ``alias`` (one of :data:`PLANNERS`) on the translated task within ``limits`` (after
+        :meth:`translated` said it is there); its plan from the initial state."""
+        return _search_sas(self.task, limits, self.folder.name, "output.sas", PLANNERS[alias], None, alias)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -260,13 +279,15 @@ def lama_first_from(task, limits: Limits, start, share: float,
         return stopped(error, [], 0.0, 0, 0, limits), False
 
 
-def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start) -> SearchResult:
-    """Run LAMA-first's search on the translated task ``sas`` in ``folder`` within ``limits``; its plan is
-    read from ``start`` (None: the initial state)."""
+def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start,
+                alias: str = "lama-first") -> SearchResult:
+    """Run the search of Fast Downward's ``alias`` (LAMA-first's by default) on the translated task ``sas`` in
+    ``folder`` within ``limits``; its plan is read from ``start`` (None: the initial state)."""
     began = time.perf_counter()
     try:
         command = _driver_command(limits, name, NO_FAST_DOWNWARD)
-        command += ["--plan-file", "plan", "--alias", "lama-first", sas]
+        options = SEARCHES.get(alias)
+        command += ["--plan-file", "plan", *([] if options else ["--alias", alias]), sas, *(options or [])]
         (Path(folder) / "plan").unlink(missing_ok=True)
         return _planned(task, limits, command, folder, name, start, began)
     except LimitReached as error:
