@@ -137,6 +137,33 @@ def test_conditions_beyond_the_declared_requirements_warn_and_load(tmp_path):
     assert f"{domain}, line 4" in message, message
 
 
+def test_a_negative_goal_under_a_domain_that_does_not_declare_it_warns_and_loads(tmp_path):
+    """pddlgym's Glibdoors: ``(not (keyat ...))`` in the goal, the domain under ``:strips :typing``. pymimir refuses
+    the problem; the requirement is declared in the domain (for Fast Downward's text too) and the problem read."""
+    domain, problem = tmp_path / "domain.pddl", tmp_path / "p1.pddl"
+    domain.write_text("(define (domain keys) (:requirements :strips :typing) (:types key place)\n"
+                      " (:predicates (keyat ?k - key ?p - place) (held ?k - key))\n"
+                      " (:action take :parameters (?k - key ?p - place) :precondition (keyat ?k ?p)\n"
+                      "  :effect (and (not (keyat ?k ?p)) (held ?k))))\n")
+    problem.write_text("(define (problem p1) (:domain keys) (:objects k - key a - place)\n (:init (keyat k a))\n"
+                       " (:goal (and (not (keyat k a)))))\n")
+    with pytest.warns(PddlQuirkWarning, match=f"{problem}: uses :negative-preconditions, which .* does not declare"):
+        task = load_task(domain, problem)
+    assert ":negative-preconditions" in task.domain_text
+    assert expand(task).initial_value == 1.0
+
+
+def test_probabilistic_effects_are_refused_by_name_and_line(tmp_path):
+    domain, problem = tmp_path / "domain.pddl", tmp_path / "p1.pddl"
+    domain.write_text("(define (domain tires) (:requirements :typing :strips :probabilistic-effects) (:types place)\n"
+                      " (:predicates (at ?p - place) (flat))\n"
+                      " (:action go :parameters (?a ?b - place) :precondition (at ?a)\n"
+                      "  :effect (and (not (at ?a)) (at ?b)\n   (probabilistic 0.5 (flat)))))\n")
+    problem.write_text("(define (problem p1) (:domain tires) (:objects a b - place) (:init (at a)) (:goal (at b)))\n")
+    message = load_error(domain, problem, UnsupportedFeatureError)
+    assert f"{domain}, line 5): unsupported feature(s): probabilistic effects" in message, message
+
+
 def test_names_and_sections_pymimir_cannot_read_are_named(tmp_path):
     """A problem named ``0`` loads (Fast Downward takes it; the name is used nowhere); an object named ``1`` and
     a ``:goal`` before the ``:init`` are refused by name and line, not as a file pymimir "cannot read"."""

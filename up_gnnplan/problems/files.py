@@ -74,11 +74,12 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
         goal = read_problem(problem_code, files.problem_path)  # universal conjuncts written out as literals
     mimir_code = with_normal_conditions(domain_code, files.domain_path)  # pymimir's disjunctions: see normal_form
     mimir_domain, added = _parse_domain(pymimir, mimir_code, files.domain_path)
-    if added:  # what the domain uses without declaring it: declared for Fast Downward's text too
-        domain_code = _declare(domain_code, added)
     check("while building the task (after pymimir read the domain)")
     problem_code = _problem_for_pymimir(problem_code, files.problem_path, syntax.constants + goal.objects)
-    mimir_problem = _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
+    mimir_domain, mimir_problem, added = _parse_problem(pymimir, (mimir_code, problem_code), mimir_domain, added,
+                                                        files, mode)
+    if added:  # what the files use without declaring it: declared for Fast Downward's text too
+        domain_code = _declare(domain_code, added)
     check("while building the task (after pymimir read the problem)")
     values = _static_values(mimir_problem)
     check_cost_values(values, fragment.costs, where)
@@ -175,6 +176,34 @@ def _parse_domain(pymimir, code: str, path: Path):
         warnings.warn(f"{path}: uses {', '.join(added)} without declaring {'it' if len(added) == 1 else 'them'}; "
                       f"read as if declared", PddlQuirkWarning, stacklevel=4)
     return domain, added
+
+
+def _parse_problem(pymimir, codes: tuple[str, str], mimir_domain, added: list[str], files, mode: str):
+    """Return (pymimir's domain, pymimir's problem, the requirements declared for them) of the domain's and the
+    problem's text ``codes``: where the problem uses what the domain does not declare (a negative goal literal
+    under ``:strips :typing``: pddlgym's Glibdoors), it is declared in the domain, which is read again, with a
+    warning once per file, as for the domain's own (:func:`_parse_domain`)."""
+    from up_gnnplan.problems.loading import PddlQuirkWarning
+
+    domain_code, problem_code = codes
+    before = list(added)
+    while True:
+        try:
+            problem = pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode)
+            break
+        except RuntimeError as error:
+            found = _UNDECLARED.search(str(error))
+            if found is None or found.group(1) in added or len(added) >= 8:
+                _parse(lambda: pymimir.Problem(mimir_domain, _padded(problem_code), mode=mode), files.problem_path)
+                raise  # pragma: no cover (_parse raised with the file and line)
+            added = added + [found.group(1)]
+            mimir_domain = _parse(lambda: pymimir.Domain(_padded(_declare(domain_code, added))), files.domain_path)
+    new = [requirement for requirement in added if requirement not in before]
+    if new and (Path(files.problem_path).resolve(), tuple(new)) not in _WARNED_REQUIREMENTS:
+        _WARNED_REQUIREMENTS.add((Path(files.problem_path).resolve(), tuple(new)))
+        warnings.warn(f"{files.problem_path}: uses {', '.join(new)}, which {files.domain_path} does not declare; "
+                      f"read as if declared", PddlQuirkWarning, stacklevel=4)
+    return mimir_domain, problem, added
 
 
 def _declare(code: str, requirements: list[str]) -> str:

@@ -326,6 +326,9 @@ class Fragment:
     axioms: int | None = None
 
 
+PROBABILISTIC = "probabilistic effects (PPDDL's probabilistic: planning here is classical, each effect certain)"
+
+
 def scan_fragment(domain: DomainSyntax) -> Fragment:
     """Return the features of ``domain`` outside the supported fragment (UP's names for them, as
     :func:`up_gnnplan.problems.fragment.check_supported` gives), and its action costs."""
@@ -393,6 +396,8 @@ def _effect(node, action: str, found: Fragment) -> None:
     elif head == "forall":  # a universally quantified effect: (forall (?x - t) EFFECT)
         for item in node[2:]:
             _effect(item, action, found)
+    elif head == "probabilistic":  # PPDDL (pddlgym's Tireworld, Exploding Blocks): not classical planning
+        found.features.setdefault(PROBABILISTIC, node.line)
     elif head in _NUMERIC_EFFECTS:
         target = node[1] if len(node) > 1 else None
         value = node[2] if len(node) > 2 else None
