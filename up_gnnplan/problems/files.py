@@ -125,8 +125,9 @@ def _problem_for_pymimir(code: str, path: Path, objects: list[tuple[str, str]]) 
     """Return the problem ``code`` as pymimir takes it, or say what it would only call unreadable.
 
     A problem name that does not begin with a letter (pymimir refuses ``(problem 0)``, Fast Downward takes
-    it; the name is used nowhere) is prefixed. An object or constant so named, and a ``:goal`` before the
-    ``:init`` (Fast Downward refuses it too), are refused by name and line."""
+    it; the name is used nowhere) is prefixed. A ``:goal`` before the ``:init`` (pddlgym's Elevator, Sokoban,
+    Travel; pymimir and Fast Downward read no other order) is moved after it, with a warning. An object or
+    constant so named is refused by name and line."""
     for name, _ in objects:
         if not name[:1].isalpha():
             at = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", code)
@@ -135,12 +136,32 @@ def _problem_for_pymimir(code: str, path: Path, objects: list[tuple[str, str]]) 
                                    "as PDDL names must (pymimir cannot read it); rename it")
     init, goal = re.search(r"\(\s*:init\b", code), re.search(r"\(\s*:goal\b", code)
     if init and goal and goal.start() < init.start():
-        raise ProblemLoadError(f"{path}, line {code.count(chr(10), 0, goal.start()) + 1}: the (:goal ...) comes before "
-                               "the (:init ...); PDDL puts :init first (pymimir and Fast Downward read no other order)")
+        code = _init_first(code, goal.start(), init.start(), path)
     named = _DEFINE_PROBLEM.search(code)
     if named and not named.group(1)[:1].isalpha():
         code = code[:named.start(1)] + "p-" + code[named.start(1):]
     return code
+
+
+def _init_first(code: str, goal: int, init: int, path: Path) -> str:
+    """``code`` with its ``(:goal ...)`` section (at ``goal``) moved after its ``(:init ...)`` section (at ``init``,
+    later), the text between them kept; a warning once per file."""
+    from up_gnnplan.problems.loading import PddlQuirkWarning
+
+    def closing(begin: int) -> int:
+        depth = 0
+        for index in range(begin, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[index], 0)
+            if depth == 0:
+                return index + 1
+        raise ProblemLoadError(f"{path}, line {code.count(chr(10), 0, begin) + 1}: this section is not closed")
+
+    goal_end, init_end = closing(goal), closing(init)
+    if (Path(path).resolve(), "goal-first") not in _WARNED_REQUIREMENTS:
+        _WARNED_REQUIREMENTS.add((Path(path).resolve(), "goal-first"))
+        warnings.warn(f"{path}: the (:goal ...) comes before the (:init ...); read in PDDL's order", PddlQuirkWarning,
+                      stacklevel=5)
+    return code[:goal] + code[init:init_end] + code[goal_end:init] + code[goal:goal_end] + code[init_end:]
 
 
 def _padded(code: str) -> str:
