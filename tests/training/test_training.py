@@ -395,3 +395,22 @@ def test_cli_validation_problems_are_checked(tmp_path):
                                   "--validation-problem", str(example("blocksworld", "p04.pddl")), "--policy-steps", "30"])
     assert result.exit_code == 0, (result.output, result.exception)
     assert re.search(r"greedy policy solved [0-1]/1 validation problems in \d+ steps", result.output), result.output
+
+
+def test_an_epoch_past_its_time_ends_and_the_later_ones_are_as_long(monkeypatch):
+    """With ``epoch_seconds``, an epoch whose steps run past 1.5x that ends (after a few steps at least), and the
+    later epochs take as many steps; the judge stops after ``judge_seconds``, its epoch noted as judged in part."""
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.training import loop
+
+    data = blocksworld("p03.pddl", "p04.pddl")  # 147 states, all trained on
+    _, _, record = train(data, tiny(max_epochs=3, epoch_states=96, epoch_seconds=1e-6, validation_fraction=0.0))
+    assert record["states_trained"] == 3 * loop.MIN_EPOCH_BATCHES * 8  # not 3 epochs of 96 states
+    _, _, record = train(data, tiny(max_epochs=2, epoch_states=96, validation_fraction=0.0))
+    assert record["states_trained"] == 2 * 96  # without it, the epochs' size
+    data = blocksworld("p02.pddl", "p03.pddl")
+    tasks = [load_task(example("blocksworld"), example("blocksworld", "p04.pddl"))]
+    _, _, record = train(data, tiny(max_epochs=2, epoch_states=16, judge_seconds=1e-6, policy_steps=500),
+                         validation_tasks=tasks)
+    assert [row[4] for row in record["curve"]] == [0, 0]  # stopped before it could solve it
+    assert record["policy_validation"]["stopped_by_time_limit"].startswith("its time limit stopped")

@@ -54,8 +54,10 @@ from dataclasses import dataclass, field
 HEAD = "logits"
 HEADS = ("logits", "logits+value", "value")  # what gnnplan learn --head takes; value: a value model (modes policy
 #                                            and gbfs), to ship beside an action model of the domain
-# An epoch should take about this share of the training time (at least 10 judged epochs).
+# An epoch should take about this share of the training time (at least 10 judged epochs); its steps end at 1.5x
+# that (TrainConfig.epoch_seconds), and its judge after JUDGE_SHARE of it (TrainConfig.judge_seconds).
 EPOCH_SHARE = 0.08
+JUDGE_SHARE = 0.06
 # Training states per second assumed (logits+value R-GNN on one CPU thread): measured about 100 on Goldminer's
 # states on a loaded 2-core machine, with the epoch's evaluation; a little less, so that epochs are not too long.
 ASSUMED_RATE = 80.0
@@ -144,4 +146,5 @@ def config_of(recipe: Recipe, seed: int, device: str = "auto"):
                        policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
                        seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr,
-                       judge_ties=recipe.judge_ties, unknown_successors=recipe.unknown_successors, device=device)
+                       judge_ties=recipe.judge_ties, unknown_successors=recipe.unknown_successors, device=device,
+                       epoch_seconds=EPOCH_SHARE * recipe.seconds, judge_seconds=JUDGE_SHARE * recipe.seconds)

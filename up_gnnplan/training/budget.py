@@ -82,9 +82,12 @@ class Budget:
         need = SAFETY * epoch + self.final_reserve(final_states)
         return self.remaining() > need
 
-    def judge_limits(self, final_states: int) -> Limits:
-        """The limits of a judge pass: the run's deadline less what the final steps need, no memory limit."""
+    def judge_limits(self, final_states: int, seconds: float = 0.0) -> Limits:
+        """The limits of a judge pass: the run's deadline less what the final steps need, and at most ``seconds``
+        (0: no such cap); no memory limit."""
         end = self.deadline.end - self.final_reserve(final_states)
+        if seconds > 0:
+            end = min(end, time.perf_counter() + seconds)
         return Limits(end - time.perf_counter(), memory_mb=0)
 
     def affordable_states(self, reserve: float = 0.0) -> int | None:

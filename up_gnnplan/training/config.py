@@ -44,6 +44,10 @@ class TrainConfig:
     max_epochs: int = 500  # upper bound on epochs (evaluation rounds)
     epoch_states: int = 8192  # states drawn per epoch, at most (0: as many as there are training states),
     #                           so that large datasets are still evaluated, and the best model kept, every ~20 s
+    epoch_seconds: float = 0.0  # an epoch's optimisation steps that run past 1.5x this end it, and the later epochs
+    #                             are as many steps as it took (large graphs: Maze's 1,200 objects); 0: no such limit
+    judge_seconds: float = 0.0  # the judge of an epoch stops after this long, its problems not solved by then failed
+    #                             (0: only the budget stops it)
     max_seconds: float = 300.0  # wall-clock budget of the whole run
     patience: int = 30  # epochs without a better validation error before stopping
     settle_epochs: int = 0  # with validation problems: stop once this many epochs in a row solved all of them, with

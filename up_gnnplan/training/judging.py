@@ -27,7 +27,8 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     """Return the score of ``run.model`` after ``epoch`` (see the module docstring).
 
     The evaluation and the judge are timed on ``run.budget``, and the judge ends before the time the
-    final steps need; an epoch whose judge the deadline stopped is noted in ``run.progress``.
+    final steps need, and after ``config.judge_seconds`` where that is set; an epoch whose judge a time
+    limit stopped is noted in ``run.progress``.
     """
     budget = run.budget
     began = time.perf_counter()
@@ -35,7 +36,7 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     budget.timed_evaluation(time.perf_counter() - began, len(run.monitor))
     if not run.validation_tasks:
         return (val_mae,)
-    limits = budget.judge_limits(run.final_states)
+    limits = budget.judge_limits(run.final_states, run.config.judge_seconds)
     began = time.perf_counter()
     solved, steps_total = policy_validation(run.model, run.encoding, run.validation_tasks, run.config.policy_steps, limits)
     budget.judge = time.perf_counter() - began

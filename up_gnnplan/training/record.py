@@ -35,8 +35,8 @@ def run_record(run: TrainingRun, model, chosen: Chosen, progress: Progress, rese
                                                "solved, steps = total plan length (step_limit per unsolved one)")
         if chosen.epoch in progress.judged_in_part:
             record["policy_validation"]["stopped_by_time_limit"] = (
-                "the deadline of --timeout stopped this epoch's judge: the problems it did not finish count as "
-                "unsolved")
+                f"{'its time limit' if config.judge_seconds else 'the deadline of --timeout'} stopped this epoch's "
+                "judge: the problems it did not finish count as unsolved")
     if progress.settled:
         record["settled"] = {"epoch": progress.settled, "epochs": run.config.settle_epochs,
                              "why": f"the last {run.config.settle_epochs} epochs solved every judge problem, with no "
