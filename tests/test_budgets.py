@@ -104,6 +104,26 @@ def test_the_final_record_is_planned_at_what_its_figures_cost():
     assert two[1] == pytest.approx(one[1] / 2, rel=0.01)
 
 
+def test_an_epochs_evaluation_values_what_the_time_left_lets_it():
+    """All of an epoch's monitored states where there is time (or nothing is measured yet); where a state costs
+    seconds (pddlgym's Maze: 0.6 s), as many as fit before the final steps and a judge as long as the last."""
+    from up_gnnplan.training.budget import MIN_EPOCH_STATES, SAFETY, Budget
+
+    budget = Budget(100.0, time.perf_counter())
+    assert budget.evaluable_states(426, 2000) == 426  # nothing measured yet
+    budget.timed_evaluation(1.0, 1000)  # 1 ms a state
+    assert budget.evaluable_states(426, 2000) == 426
+    budget.timed_evaluation(60.0, 100)  # 0.6 s a state
+    budget.judge = 10.0
+    fit = budget.evaluable_states(426, 100)
+    room = budget.remaining() - budget.final_reserve(100) - SAFETY * 10.0
+    assert MIN_EPOCH_STATES < fit < 426 and fit == pytest.approx(room / (SAFETY * 0.6), abs=1)
+    assert Budget(1.0, time.perf_counter() - 0.9).evaluable_states(426, 100) == 426  # unmeasured: all
+    late = Budget(10.0, time.perf_counter() - 9.0)
+    late.timed_evaluation(6.0, 10)
+    assert late.evaluable_states(426, 100) == MIN_EPOCH_STATES  # at least a few, however late
+
+
 def test_train_with_an_action_and_a_value_head_ends_within_max_seconds(blocks_dataset, tmp_path):
     began = time.perf_counter()
     result = gnnplan("train", blocks_dataset, "-o", tmp_path / "m.pt", "--timeout", 3, "--patience", 1000,

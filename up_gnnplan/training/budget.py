@@ -24,6 +24,8 @@ FINAL_SHARE = 0.1
 MIN_STATES = 64
 # Work is planned as taking this much longer than last time (a loaded machine varies).
 SAFETY = 1.25
+# An epoch's validation error is taken on at least this many of its states, however little time is left.
+MIN_EPOCH_STATES = 16
 
 
 class Budget:
@@ -89,6 +91,15 @@ class Budget:
         if seconds > 0:
             end = min(end, time.perf_counter() + seconds)
         return Limits(end - time.perf_counter(), memory_mb=0)
+
+    def evaluable_states(self, states: int, final_states: int) -> int:
+        """How many of an epoch's ``states`` to evaluate (at least :data:`MIN_EPOCH_STATES`): all of them, or as
+        many as the time left, less the final steps and a judge as long as the last, lets it value."""
+        per_state = SAFETY * self.state_seconds()
+        if per_state <= 0:
+            return states
+        room = self.remaining() - self.final_reserve(final_states) - SAFETY * self.judge
+        return min(states, max(MIN_EPOCH_STATES, int(room / per_state)))
 
     def affordable_states(self, reserve: float = 0.0) -> int | None:
         """How many states the time left (less ``reserve`` and writing) lets the final record value;
