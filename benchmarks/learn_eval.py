@@ -101,8 +101,13 @@ BRIEFCASE_DOMAIN = """\
 """
 # Domains of pddlgym 0.0.5's PDDL files (its wheel, fetched by ``pip download``), standard PDDL, no session tuned them:
 # IPC 2002 Depots (10 training problems, its 12 larger ones the test) and Newspapers (40 training problems of 10-90
-# objects, 10 test ones; also NEWSPAPERS_SCALED, generated here: 100-400 locations, 80% of them wanting a paper).
-PDDLGYM = ("depot", "newspapers")
+# objects, 10 test ones; also NEWSPAPERS_SCALED, generated here: 100-400 locations, 80% of them wanting a paper);
+# pddlgym's own Search and Rescue (level 2), Rearrangement, Minecraft, Trap Newspapers, Glib Doors, Maze, and its
+# Elevator and Travel (a :goal before the :init). Test sets of more than PDDLGYM_TESTS problems: that many, spread
+# over them by file size (the largest among them).
+PDDLGYM = ("depot", "newspapers", "searchandrescue_level2", "rearrangement", "minecraft", "trapnewspapers", "glibdoors",
+           "maze", "elevator", "travel")
+PDDLGYM_TESTS = 10
 PDDLGYM_WHEEL = "pddlgym==0.0.5"
 NEWSPAPERS_SCALED = (100, 150, 200, 300, 400)
 DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL + PDDLGYM
@@ -168,7 +173,12 @@ def _pddlgym_layout(domain: str, work: Path = Path("/tmp/gnnplan-pddlgym")) -> t
                     target.parent.mkdir(parents=True, exist_ok=True)
                     with wheel.open(name) as source, open(target, "wb") as out:
                         shutil.copyfileobj(source, out)
-    sets = {"test": ["--suite", folder / "test"]}
+    tests = sorted((folder / "test").glob("*.pddl"), key=lambda f: (f.stat().st_size, f.name))
+    if len(tests) > PDDLGYM_TESTS:
+        spread = [tests[round(i * (len(tests) - 1) / (PDDLGYM_TESTS - 1))] for i in range(PDDLGYM_TESTS)]
+        sets = {"test": [folder / "domain.pddl", *spread]}
+    else:
+        sets = {"test": ["--suite", folder / "test"]}
     if domain == "newspapers":
         scaled = work / "newspapers-scaled"
         scaled.mkdir(parents=True, exist_ok=True)
