@@ -414,3 +414,31 @@ def test_an_epoch_past_its_time_ends_and_the_later_ones_are_as_long(monkeypatch)
                          validation_tasks=tasks)
     assert [row[4] for row in record["curve"]] == [0, 0]  # stopped before it could solve it
     assert record["policy_validation"]["stopped_by_time_limit"].startswith("its time limit stopped")
+
+
+def test_an_epochs_error_valued_in_chunks_is_the_whole_samples_and_stops_at_its_time():
+    """The chunks' errors, weighted by the states each counts, are the error of the whole sample; past its time
+    the evaluation stops after the chunk that reaches a few states."""
+    import time
+    from types import SimpleNamespace
+
+    from up_gnnplan.training.budget import MIN_EPOCH_STATES, Budget
+    from up_gnnplan.training.judging import _monitored_error
+    from up_gnnplan.training.loop import make_objective
+
+    data = blocksworld("p03.pddl", "p04.pddl")
+    for head in ("value", "logits"):
+        config = tiny(head=head, max_epochs=1)
+        model, encoding, _ = train(data, config)
+        objective = make_objective(config, data)
+        monitor = np.arange(len(data.value))
+        budget = Budget(60.0, time.perf_counter())
+        budget.timed_evaluation(0.2, 100)  # 2 ms a state: chunks of at most 128 states
+        run = SimpleNamespace(objective=objective, monitor_data=data, model=model, encoding=encoding, budget=budget)
+        error, valued = _monitored_error(run, monitor, time.perf_counter() + 60)
+        assert valued == len(monitor)
+        assert error == pytest.approx(objective.error(model, encoding, data, monitor), abs=1e-6)
+        budget.timed_evaluation(1.0, 10)  # 0.1 s a state: chunks of 20
+        error, valued = _monitored_error(run, monitor, time.perf_counter() - 1)
+        assert valued == 20 >= MIN_EPOCH_STATES
+        assert error == pytest.approx(objective.error(model, encoding, data, monitor[:20]), abs=1e-6)

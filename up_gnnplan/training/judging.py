@@ -32,11 +32,14 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     """
     budget = run.budget
     # The first states of the fixed sample, as many as the time left lets the evaluation value (all, unless an
-    # epoch's steps already took most of it: pddlgym's Maze, whose states of 1,200 objects take 0.6 s each).
+    # epoch's steps already took most of it: pddlgym's Maze, whose states of 1,200 objects take 0.6 s each),
+    # valued in chunks until the time for the judge and the final steps is reached.
     monitor = run.monitor[:budget.evaluable_states(len(run.monitor), run.final_states)]
+    judge = budget.judge or run.config.judge_seconds
+    until = budget.deadline.end - budget.final_reserve(run.final_states) - judge
     began = time.perf_counter()
-    val_mae = run.objective.error(run.model, run.encoding, run.monitor_data, monitor)
-    budget.timed_evaluation(time.perf_counter() - began, len(monitor))
+    val_mae, valued = _monitored_error(run, monitor, until)
+    budget.timed_evaluation(time.perf_counter() - began, valued)
     if not run.validation_tasks:
         return (val_mae,)
     limits = budget.judge_limits(run.final_states, run.config.judge_seconds)
@@ -46,6 +49,36 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     if limits.deadline.passed():
         run.progress.judged_in_part.append(epoch)
     return (-solved, steps_total, val_mae)
+
+
+# States valued at once by an epoch's evaluation, between two looks at the clock: at most this many, and at
+# most what EVAL_CHUNK_SECONDS values at the measured (or guessed) cost of a state.
+EVAL_CHUNK, EVAL_CHUNK_SECONDS = 128, 2.0
+
+
+def _monitored_error(run: TrainingRun, monitor, until: float) -> tuple[float, int]:
+    """Return the objective's error on the states of ``monitor``, valued in chunks (:data:`EVAL_CHUNK`) in order
+    until the clock passes ``until`` (at least :data:`~up_gnnplan.training.budget.MIN_EPOCH_STATES` of them), and
+    how many were valued: the chunks' errors weighted by the states each counts (those the objective selects)."""
+    from up_gnnplan.training.budget import MIN_EPOCH_STATES
+
+    objective, data = run.objective, run.monitor_data
+    per_state = run.budget.state_seconds()
+    size = EVAL_CHUNK if per_state <= 0 else max(1, min(EVAL_CHUNK, int(EVAL_CHUNK_SECONDS / per_state)))
+    total = counted = 0.0
+    done = 0
+    for begin in range(0, len(monitor), size):
+        chunk = monitor[begin:begin + size]
+        weight = len(objective.select(data, chunk))
+        if weight:
+            total += weight * objective.error(run.model, run.encoding, data, chunk)
+            counted += weight
+        done += len(chunk)
+        if done >= MIN_EPOCH_STATES and time.perf_counter() > until:
+            break
+    if not counted:  # nothing the objective counts: its error of no states
+        return objective.error(run.model, run.encoding, data, monitor[:done]), done
+    return total / counted, done
 
 
 def score_key(score: tuple, ties: str = "steps") -> tuple:
