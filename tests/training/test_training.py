@@ -427,7 +427,7 @@ def test_an_epochs_error_valued_in_chunks_is_the_whole_samples_and_stops_at_its_
     from up_gnnplan.training.loop import make_objective
 
     data = blocksworld("p03.pddl", "p04.pddl")
-    for head in ("value", "logits"):
+    for head in ("value", "logits", "logits+value"):
         config = tiny(head=head, max_epochs=1)
         model, encoding, _ = train(data, config)
         objective = make_objective(config, data)
@@ -438,6 +438,11 @@ def test_an_epochs_error_valued_in_chunks_is_the_whole_samples_and_stops_at_its_
         error, valued = _monitored_error(run, monitor, time.perf_counter() + 60)
         assert valued == len(monitor)
         assert error == pytest.approx(objective.error(model, encoding, data, monitor), abs=1e-6)
+        parts = [(len(part), objective.metrics(model, encoding, data, part)) for part in np.array_split(monitor, 3)]
+        merged, whole = objective.merge_metrics(parts), objective.metrics(model, encoding, data, monitor)
+        assert merged.keys() == whole.keys()
+        for key, value in whole.items():  # the figures of the states in parts are the figures of all of them
+            assert merged[key] == pytest.approx(value, abs=1e-6), key
         budget.timed_evaluation(1.0, 10)  # 0.1 s a state: chunks of 20
         error, valued = _monitored_error(run, monitor, time.perf_counter() - 1)
         assert valued == 20 >= MIN_EPOCH_STATES

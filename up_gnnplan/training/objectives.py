@@ -112,6 +112,27 @@ class ValueObjective:
         err = np.abs(predict(model, encoding, dataset, indices) - dataset.value[indices])
         return {"mae": float(err.mean()), "max_error": float(err.max()), "within_0.5": float((err < 0.5).mean())}
 
+    def merge_metrics(self, parts: list[tuple[int, dict]]) -> dict:
+        """Return the :meth:`metrics` of states taken in parts, from each part's (states, metrics): counts
+        summed, the largest error the largest, every other figure the mean weighted by the states it is of
+        (those the objective counts, for the figures of its choice)."""
+        parts = [(n, m) for n, m in parts if m]
+        count = getattr(self, "count_metric", None)
+        of_chosen = {getattr(self, "choice_metric", None), "binding_regret"} - {None}
+        merged = {}
+        for key in dict.fromkeys(k for _, m in parts for k in m):
+            having = [(n, m) for n, m in parts if key in m]
+            if key == count:
+                merged[key] = int(sum(m[key] for _, m in having))
+            elif key == "max_error":
+                merged[key] = max(m[key] for _, m in having)
+            else:
+                weights = [m.get(count, 0) if key in of_chosen else n for n, m in having]
+                total = sum(weights)
+                merged[key] = float(sum(w * m[key] for w, (_, m) in zip(weights, having)) / total) if total else \
+                    having[0][1][key]
+        return merged
+
 
 class ChoiceObjective(ValueObjective):
     """An objective whose error is the share of states where the model's choice is not optimal.

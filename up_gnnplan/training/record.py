@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from up_gnnplan.grounding.encoding import is_grounding_signature
-from up_gnnplan.training.budget import MIN_STATES
+from up_gnnplan.training.budget import MARGIN, MIN_STATES, SAFETY
 from up_gnnplan.training.resume import Progress
 from up_gnnplan.training.run import TRAIN_ERROR_STATES, Chosen, TrainingRun
 
@@ -59,21 +59,28 @@ def _figures(run: TrainingRun, model, chosen: Chosen, progress: Progress, reserv
     """The record's figures: errors on the final samples of the states, sizes, speed, the machine."""
     import torch
 
-    def errors(indices, data=run.dataset):
-        return run.objective.metrics(model, run.encoding, data, indices)
-
     config, dataset = run.config, run.dataset
     train_sample, val_sample, note = final_samples(run, reserve)
+    # Valued in parts up to the deadline (less ``reserve`` and writing), the validation states first with the
+    # training sample's expected time kept back: an estimate of a state's cost can be off by 2x.
+    end = None if run.budget is None else run.budget.deadline.end - reserve - run.budget.write - MARGIN
+    keep = 0.0 if run.budget is None else SAFETY * run.budget.state_seconds() * len(train_sample)
+    validation, val_valued = _timed_metrics(run, model, run.val_data, val_sample, None if end is None else end - keep)
+    train, train_valued = _timed_metrics(run, model, dataset, train_sample, end)
+    if (val_valued, train_valued) != (len(val_sample), len(train_sample)):
+        note = (f"the time left by --timeout {config.max_seconds:g} allowed the final figures on {val_valued} of "
+                f"{len(run.val_idx)} validation states and {train_valued} of "
+                f"{min(len(run.train_idx), TRAIN_ERROR_STATES)} training states")
     record = {
         "seconds": round(progress.seconds, 1),
         "epochs": progress.epoch,
         "steps": progress.steps,
         "best_epoch": chosen.epoch,
         "best_validation_mae": chosen.score[-1],
-        "train": errors(train_sample),
-        "train_error_states": int(len(train_sample)),
-        "validation": errors(val_sample, run.val_data),
-        "validation_error_states": int(len(val_sample)),  # of validation_states: fewer when the time was short
+        "train": train,
+        "train_error_states": int(train_valued),
+        "validation": validation,
+        "validation_error_states": int(val_valued),  # of validation_states: fewer when the time was short
         "train_states": int(len(run.train_idx)),
         "validation_states": int(len(run.val_idx)),
         "validation_problems": run.val_problems,
@@ -86,6 +93,30 @@ def _figures(run: TrainingRun, model, chosen: Chosen, progress: Progress, reserv
     if note:
         record["time_limit_note"] = note
     return record
+
+
+# States valued at once by the final figures, between two looks at the clock: at most this many, and at most
+# what FIGURES_PART_SECONDS values at the estimated cost of a state.
+FIGURES_PART, FIGURES_PART_SECONDS = 512, 5.0
+
+
+def _timed_metrics(run: TrainingRun, model, data, indices: np.ndarray, until: float | None) -> tuple[dict, int]:
+    """Return the objective's figures on ``indices`` of ``data``, valued in parts until the clock passes ``until``
+    (None: all; else at least :data:`~up_gnnplan.training.budget.MIN_STATES` of them), and how many were valued."""
+    per_state = run.budget.state_seconds() if run.budget is not None else 0.0
+    size = FIGURES_PART if per_state <= 0 else max(1, min(FIGURES_PART, int(FIGURES_PART_SECONDS / per_state)))
+    if getattr(run.objective, "sample", None) is not None:  # it compares states in groups: one part, groups whole
+        size = max(len(indices), 1)
+    parts, done = [], 0
+    for begin in range(0, len(indices), size):
+        part = indices[begin:begin + size]
+        parts.append((len(part), run.objective.metrics(model, run.encoding, data, part)))
+        done += len(part)
+        if until is not None and done >= MIN_STATES and time.perf_counter() > until:
+            break
+    if len(parts) == 1:
+        return parts[0][1], done
+    return run.objective.merge_metrics(parts), done
 
 
 def _sample(indices: np.ndarray, size: int, seed: int) -> np.ndarray:
