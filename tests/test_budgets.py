@@ -131,3 +131,25 @@ def test_train_with_an_action_and_a_value_head_ends_within_max_seconds(blocks_da
     seconds = time.perf_counter() - began
     assert result.exit_code == 0, (result.output, result.exception)
     assert seconds < 3 + 0.5, result.output
+
+
+def test_an_epochs_evaluation_is_kept_to_its_share_of_the_epochs_time():
+    """With ``epoch_seconds``, an epoch values the monitored states that half of it values at a state's cost
+    (at least a few); without it, or unmeasured, all of them."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from up_gnnplan.training.budget import MIN_EPOCH_STATES, Budget
+    from up_gnnplan.training.config import TrainConfig
+    from up_gnnplan.training.run import EVAL_SHARE, TrainingRun
+
+    budget = Budget(300.0, time.perf_counter())
+    run = SimpleNamespace(budget=budget, config=TrainConfig(epoch_seconds=20.0), monitor=np.arange(426))
+    assert TrainingRun.monitored(run) == 426  # nothing measured yet
+    budget.timed_evaluation(0.5, 1000)  # 0.5 ms a state
+    assert TrainingRun.monitored(run) == 426
+    budget.timed_evaluation(6.0, 10)  # 0.6 s a state: Maze's
+    assert TrainingRun.monitored(run) == int(EVAL_SHARE * 20.0 / 0.6) >= MIN_EPOCH_STATES
+    run.config = TrainConfig()
+    assert TrainingRun.monitored(run) == 426

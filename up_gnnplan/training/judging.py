@@ -34,7 +34,7 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     # The first states of the fixed sample, as many as the time left lets the evaluation value (all, unless an
     # epoch's steps already took most of it: pddlgym's Maze, whose states of 1,200 objects take 0.6 s each),
     # valued in chunks until the time for the judge and the final steps is reached.
-    monitor = run.monitor[:budget.evaluable_states(len(run.monitor), run.final_states)]
+    monitor = run.monitor[:budget.evaluable_states(run.monitored(), run.final_states)]
     judge = budget.judge or run.config.judge_seconds
     until = budget.deadline.end - budget.final_reserve(run.final_states) - judge
     began = time.perf_counter()

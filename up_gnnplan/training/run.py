@@ -19,6 +19,7 @@ from up_gnnplan.training.distributed import ProcessGroup
 from up_gnnplan.training.resume import Progress
 
 TRAIN_ERROR_STATES = 5000  # the training error in the record is taken on at most this many states
+EVAL_SHARE = 0.5  # with config.epoch_seconds, an epoch's evaluation values what this share of that time values
 
 
 class Chosen(NamedTuple):
@@ -60,6 +61,17 @@ class TrainingRun:
         """How many states the final record values, at most."""
         return min(len(self.train_idx), TRAIN_ERROR_STATES) + len(self.val_idx)
 
+    def monitored(self) -> int:
+        """How many of the monitored states an epoch's evaluation values: all of them, or, with
+        ``config.epoch_seconds``, as many as :data:`EVAL_SHARE` of it values at the cost of a state (pddlgym's
+        Maze: 426 states of 1,200 objects, 0.4-0.6 s each, would have been most of every epoch)."""
+        from up_gnnplan.training.budget import MIN_EPOCH_STATES
+
+        per_state = self.budget.state_seconds() if self.budget is not None else 0.0
+        if not self.config.epoch_seconds or per_state <= 0:
+            return len(self.monitor)
+        return min(len(self.monitor), max(MIN_EPOCH_STATES, int(EVAL_SHARE * self.config.epoch_seconds / per_state)))
+
     def out_of_time(self) -> bool:
         """Whether one more step, its epoch's evaluation and the final steps no longer fit; rank 0's clock decides."""
-        return self.group.from_main((not self.budget.room_for_epoch(len(self.monitor), self.final_states),))[0]
+        return self.group.from_main((not self.budget.room_for_epoch(self.monitored(), self.final_states),))[0]
