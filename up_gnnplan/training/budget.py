@@ -28,6 +28,19 @@ SAFETY = 1.25
 MIN_EPOCH_STATES = 16
 
 
+def timed_parts(indices, per_state: float, most: int, seconds: float, until: float | None, least: int):
+    """Yield ``indices`` in order in parts of at most ``most`` states, and at most what ``seconds`` values at
+    ``per_state`` seconds a state (unmeasured: 0), until the clock passes ``until`` (None: never) once
+    ``least`` states were yielded: an epoch's evaluation and the final figures, between two looks at the clock."""
+    size = most if per_state <= 0 else max(1, min(most, int(seconds / per_state)))
+    done = 0
+    for begin in range(0, len(indices), size):
+        yield indices[begin:begin + size]
+        done += min(size, len(indices) - begin)
+        if until is not None and done >= least and time.perf_counter() > until:
+            return
+
+
 class Budget:
     """The deadline of a training run and the measured cost of its units of work.
 

@@ -60,22 +60,18 @@ def _monitored_error(run: TrainingRun, monitor, until: float) -> tuple[float, in
     """Return the objective's error on the states of ``monitor``, valued in chunks (:data:`EVAL_CHUNK`) in order
     until the clock passes ``until`` (at least :data:`~up_gnnplan.training.budget.MIN_EPOCH_STATES` of them), and
     how many were valued: the chunks' errors weighted by the states each counts (those the objective selects)."""
-    from up_gnnplan.training.budget import MIN_EPOCH_STATES
+    from up_gnnplan.training.budget import MIN_EPOCH_STATES, timed_parts
 
     objective, data = run.objective, run.monitor_data
-    per_state = run.budget.state_seconds()
-    size = EVAL_CHUNK if per_state <= 0 else max(1, min(EVAL_CHUNK, int(EVAL_CHUNK_SECONDS / per_state)))
     total = counted = 0.0
     done = 0
-    for begin in range(0, len(monitor), size):
-        chunk = monitor[begin:begin + size]
+    for chunk in timed_parts(monitor, run.budget.state_seconds(), EVAL_CHUNK, EVAL_CHUNK_SECONDS, until,
+                             MIN_EPOCH_STATES):
         weight = len(objective.select(data, chunk))
         if weight:
             total += weight * objective.error(run.model, run.encoding, data, chunk)
             counted += weight
         done += len(chunk)
-        if done >= MIN_EPOCH_STATES and time.perf_counter() > until:
-            break
     if not counted:  # nothing the objective counts: its error of no states
         return objective.error(run.model, run.encoding, data, monitor[:done]), done
     return total / counted, done

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from up_gnnplan.grounding.encoding import is_grounding_signature
-from up_gnnplan.training.budget import MARGIN, MIN_STATES, SAFETY
+from up_gnnplan.training.budget import MARGIN, MIN_STATES, SAFETY, timed_parts
 from up_gnnplan.training.resume import Progress
 from up_gnnplan.training.run import TRAIN_ERROR_STATES, Chosen, TrainingRun
 
@@ -104,16 +104,12 @@ def _timed_metrics(run: TrainingRun, model, data, indices: np.ndarray, until: fl
     """Return the objective's figures on ``indices`` of ``data``, valued in parts until the clock passes ``until``
     (None: all; else at least :data:`~up_gnnplan.training.budget.MIN_STATES` of them), and how many were valued."""
     per_state = run.budget.state_seconds() if run.budget is not None else 0.0
-    size = FIGURES_PART if per_state <= 0 else max(1, min(FIGURES_PART, int(FIGURES_PART_SECONDS / per_state)))
+    most = FIGURES_PART
     if getattr(run.objective, "sample", None) is not None:  # it compares states in groups: one part, groups whole
-        size = max(len(indices), 1)
-    parts, done = [], 0
-    for begin in range(0, len(indices), size):
-        part = indices[begin:begin + size]
-        parts.append((len(part), run.objective.metrics(model, run.encoding, data, part)))
-        done += len(part)
-        if until is not None and done >= MIN_STATES and time.perf_counter() > until:
-            break
+        most, per_state = max(len(indices), 1), 0.0
+    parts = [(len(part), run.objective.metrics(model, run.encoding, data, part))
+             for part in timed_parts(indices, per_state, most, FIGURES_PART_SECONDS, until, MIN_STATES)]
+    done = sum(n for n, _ in parts)
     if len(parts) == 1:
         return parts[0][1], done
     return run.objective.merge_metrics(parts), done
