@@ -23,26 +23,13 @@ from up_gnnplan.problems.fragment import check_supported
 from up_gnnplan.problems.goal_rules import MAX_INSTANCES, hidden_note
 from up_gnnplan.problems.loading import Source, load_pddl, source_of
 from up_gnnplan.problems.normal_form import with_normal_conditions
-from up_gnnplan.problems.syntax import with_preconditions
+from up_gnnplan.problems.syntax import expression_end, with_preconditions
 from up_gnnplan.states.actions import ActionSignature
 from up_gnnplan.states.signature import PredicateSignature
 from up_gnnplan.states.types import DomainTypes
 
 _GOAL_PREDICATE = "gnnplan_goal_{}"
 _GOAL_ACTION = "gnnplan_achieve_goal_{}"
-
-
-def _balanced(text: str, start: int) -> int:
-    """Return the index just past the parenthesised expression that opens at ``start``."""
-    depth = 0
-    for index in range(start, len(text)):
-        if text[index] == "(":
-            depth += 1
-        elif text[index] == ")":
-            depth -= 1
-            if depth == 0:
-                return index + 1
-    raise ValueError("unbalanced PDDL written by UP")
 
 
 def _instances(problem, conjunct):
@@ -179,11 +166,11 @@ def _derive(domain_text: str, writer, compiled, names: list[tuple[str, str]]) ->
         pddl_name = writer.get_pddl_name(compiled.action(action_name))
         predicate = writer.get_pddl_name(compiled.fluent(name))
         start = domain_text.index(f"(:action {pddl_name}\n")
-        end = _balanced(domain_text, start)
+        end = expression_end(domain_text, start)
         block = domain_text[start:end]
         pre = block.index(":precondition") + len(":precondition")
         pre = block.index("(", pre)
-        condition = block[pre : _balanced(block, pre)]
+        condition = block[pre : expression_end(block, pre)]
         rule = f"(:derived ({predicate}) {condition})"
         domain_text = domain_text[:start] + rule + domain_text[end:]
     return domain_text.replace("(:requirements", "(:requirements :derived-predicates", 1)

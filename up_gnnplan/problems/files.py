@@ -147,16 +147,9 @@ def _init_first(code: str, goal: int, init: int, path: Path) -> str:
     """``code`` with its ``(:goal ...)`` section (at ``goal``) moved after its ``(:init ...)`` section (at ``init``,
     later), the text between them kept; a warning once per file."""
     from up_gnnplan.problems.loading import PddlQuirkWarning
+    from up_gnnplan.problems.syntax import expression_end
 
-    def closing(begin: int) -> int:
-        depth = 0
-        for index in range(begin, len(code)):
-            depth += {"(": 1, ")": -1}.get(code[index], 0)
-            if depth == 0:
-                return index + 1
-        raise ProblemLoadError(f"{path}, line {code.count(chr(10), 0, begin) + 1}: this section is not closed")
-
-    goal_end, init_end = closing(goal), closing(init)
+    goal_end, init_end = expression_end(code, goal), expression_end(code, init)  # the parentheses balance (checked)
     if (Path(path).resolve(), "goal-first") not in _WARNED_REQUIREMENTS:
         _WARNED_REQUIREMENTS.add((Path(path).resolve(), "goal-first"))
         warnings.warn(f"{path}: the (:goal ...) comes before the (:init ...); read in PDDL's order", PddlQuirkWarning,

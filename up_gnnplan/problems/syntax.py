@@ -66,6 +66,19 @@ class Node(list):
         return self[0] if self and isinstance(self[0], str) else None
 
 
+def expression_end(text: str, start: int) -> int:
+    """Return the index just past the parenthesised expression that opens at ``text[start]``."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "(":
+            depth += 1
+        elif text[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    raise ValueError(f"the '(' at {start} is never closed")
+
+
 def read_node(code: str, start: int, path: Path | str) -> Node:
     """Return the expression that opens at ``code[start]`` (a ``(``); the parentheses are known to
     balance (:func:`~up_gnnplan.problems.loading.check_parentheses` ran first)."""
