@@ -135,3 +135,15 @@ def test_a_translator_that_cannot_finish_in_the_share_is_a_timeout(tmp_path, sec
 
     problem = generate("gripper", tmp_path, count=1, seed=0, balls=2000)[0]
     assert translate(load_task(tmp_path / "domain.pddl", problem), seconds) == ("timeout", None)
+
+
+def test_successors_of_an_early_optimal_plan_stop_at_the_fair_share():
+    from up_gnnplan.learn.labels import PLAN_SHARE, successor_end
+
+    # a share grown to 80 s of a fair 10 s: a plan found after 2 s leaves the successors until the fair share's end
+    assert successor_end(100.0, 102.0, 180.0, 10.0) == 110.0
+    # a plan found late still leaves its successors the plan search's remainder of the fair share
+    assert successor_end(100.0, 150.0, 180.0, 10.0) == 150.0 + (1.0 - PLAN_SHARE) * 10.0
+    # never past the share's end, and the whole share without a fair one
+    assert successor_end(100.0, 179.5, 180.0, 10.0) == 180.0
+    assert successor_end(100.0, 102.0, 180.0, None) == 180.0

@@ -254,7 +254,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
         share = min(max(1.0, fair * growth), left)
         jobs = [Job(p.name, "up_gnnplan.learn.labels:label_one",
                     (str(domain.resolve()), str(p.path.resolve()), share, options.max_states,
-                     str((labels_dir / f"{p.name}.npz").resolve()), mode),
+                     str((labels_dir / f"{p.name}.npz").resolve()), mode, min(fair, share)),
                     share + JOB_GRACE + (LAMA_SECONDS if mode == "auto" else 0.0),
                     address_space_for(options.memory_mb))
                 for p in wave]
