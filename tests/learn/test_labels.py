@@ -147,3 +147,20 @@ def test_successors_of_an_early_optimal_plan_stop_at_the_fair_share():
     # never past the share's end, and the whole share without a fair one
     assert successor_end(100.0, 179.5, 180.0, 10.0) == 180.0
     assert successor_end(100.0, 102.0, 180.0, None) == 180.0
+
+
+def test_the_share_of_labelling_time_that_optimal_plans_missed():
+    import time
+    from types import SimpleNamespace
+
+    from up_gnnplan.learn.run import _missed_share
+
+    run = SimpleNamespace(labels={
+        "p1": {"status": "expanded", "seconds": 10.0},
+        "p2": {"status": "optimal-plan", "seconds": 20.0},
+        "p3": {"status": "satisficing-plan", "seconds": 30.0},
+        "p4": {"status": "not-tried", "seconds": 0.0}})
+    # 30 s of misses in 60 s spent and about 60 s left
+    assert abs(_missed_share(run, time.perf_counter() + 60.0) - 0.25) < 0.01
+    assert _missed_share(run, time.perf_counter() - 5.0) == 0.5  # the labelling time is over: what was spent
+    assert _missed_share(SimpleNamespace(labels={}), time.perf_counter() - 1.0) == 0.0
