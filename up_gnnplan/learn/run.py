@@ -287,7 +287,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                     # so that optimal plans label what they can (Blocksworld, 15 minutes: 8 problems along optimal
                     # plans and 66 along LAMA-first's without it, against 19 optimal ones with --labels optimal; its
                     # plans 1.14x the optimal labels' model's); three misses in a row end it (LAMA-first at once).
-                    grown = True
+                    grown = grown or "miss"
                 run.spent = clock.spent()
                 _save_run(work, run)
                 done = sum(1 for q in problems if q.name in run.labels)
@@ -306,10 +306,10 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                     mode = "lama-first"
                     say(f"  the problems A* with LM-cut found no optimal plan for took {MISS_SHARE:.0%} of the "
                         "labelling time: the larger ones are labelled by LAMA-first's plans at once")
-        if grown and not hopeless:
+        if grown and not hopeless and (grown is True or mode == "auto"):  # misses: only while A* is still tried
             growth *= SHARE_GROWTH
             say(f"  the next problems get {growth:g} times a fair share of the time left (a problem was too large "
-                f"for {'an optimal plan in ' if mode == 'auto' else ''}its {share:.0f} s)")
+                f"for {'an optimal plan in ' if grown == 'miss' else ''}its {share:.0f} s)")
     run.labels_done = True
     _save_run(work, run)
 
