@@ -264,7 +264,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                     address_space_for(options.memory_mb))
                 for p in wave]
         by_name = {p.name: p for p in wave}
-        wave_start, grown = time.perf_counter(), False
+        wave_start, grown = time.perf_counter(), None  # grown: why the later shares grow ("too-large", "miss")
         with executor, closing(executor.run(jobs, PRELOAD + ["up_gnnplan.learn.labels"])) as outcomes:
             for outcome in outcomes:
                 p = by_name[outcome.key]
@@ -281,7 +281,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                 if summary["status"] == "too-large":
                     if share >= left - JOB_GRACE:
                         hopeless = p.name
-                    grown = True
+                    grown = "too-large"
                 elif summary["status"] == "satisficing-plan" and mode == "auto":
                     # A* found no optimal plan in its share: the next ones get more, as if the problem were skipped,
                     # so that optimal plans label what they can (Blocksworld, 15 minutes: 8 problems along optimal
@@ -306,7 +306,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                     mode = "lama-first"
                     say(f"  the problems A* with LM-cut found no optimal plan for took {MISS_SHARE:.0%} of the "
                         "labelling time: the larger ones are labelled by LAMA-first's plans at once")
-        if grown and not hopeless and (grown is True or mode == "auto"):  # misses: only while A* is still tried
+        if not hopeless and (grown == "too-large" or (grown == "miss" and mode == "auto")):  # misses: while A* is tried
             growth *= SHARE_GROWTH
             say(f"  the next problems get {growth:g} times a fair share of the time left (a problem was too large "
                 f"for {'an optimal plan in ' if grown == 'miss' else ''}its {share:.0f} s)")
@@ -317,10 +317,11 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
 def _missed_share(run, labels_deadline: float) -> float:
     """The share of the labelling time (spent so far and left) that problems labelled by LAMA-first's plan after
     A* with LM-cut found none took."""
-    spent = [summary.get("seconds", 0.0) for summary in run.labels.values()]
-    missed = sum(summary.get("seconds", 0.0) for summary in run.labels.values()
-                 if summary["status"] == "satisficing-plan")
-    whole = sum(spent) + max(0.0, labels_deadline - time.perf_counter())
+    spent = missed = 0.0
+    for summary in run.labels.values():
+        spent += summary.get("seconds", 0.0)
+        missed += summary.get("seconds", 0.0) if summary["status"] == "satisficing-plan" else 0.0
+    whole = spent + max(0.0, labels_deadline - time.perf_counter())
     return missed / whole if whole > 0 else 0.0
 
 
