@@ -617,3 +617,69 @@ def test_a_walk_that_reaches_the_goal_beside_the_translator_stops_it(task, monke
     result, messages = solved_with(Beside, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "learned", messages
     assert len(made) == 1 and stopped(made[0])
+
+
+def test_a_translation_started_at_once_leaves_the_walk_as_it_was_when_it_ends_first(task):
+    whole = Limits(100, memory_mb=4000)
+    part = whole.share(0.5)
+    said, started = [], []
+    course = Course(task, part, whole, translate=lambda share: started.append(Translating(ends=1)) or started[-1],
+                    at_once="a test's reason", say=lambda level, text: said.append(text))
+    assert len(started) == 1 and not course.translating  # started, but the walk does not wait for it
+    assert said == ["LAMA-first's translator started beside the walk at once (a test's reason)"]
+    assert part.memory_mb < whole.memory_mb  # the translator has half the memory left while it runs
+    before = part.deadline.end
+    course.observe(1, task.initial_state())  # it has ended: its memory is the walk's again, the share unchanged
+    assert part.memory_mb == whole.memory_mb and part.deadline.end == before and course.note == ""
+    whole_too_short = Limits(3)
+    slow = Course(task, whole_too_short.share(0.001), whole_too_short, translate=lambda share: Translating(ends=1),
+                  at_once="a test's reason")
+    slow.observe(1, task.initial_state())
+    share_end = slow.part.deadline.end
+    walk(slow, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)  # on course but too slow
+    assert not slow.beside and slow.part.deadline.end == share_end  # translated already: it hands over at its share's end
+
+
+def test_a_walk_too_slow_waits_for_the_translation_started_at_once_that_still_runs(task):
+    whole = Limits(3)
+    part = whole.share(0.001)
+    started = []
+    course = Course(task, part, whole, translate=lambda share: started.append(Translating(ends=3)) or started[-1],
+                    at_once="a test's reason")
+    walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)
+    assert len(started) == 1 and course.translating and part.deadline.end == whole.deadline.end
+    state = Holding(course, range(course.total))
+    course.observe(2 * MIN_STEPS + 1, state)
+    course.observe(2 * MIN_STEPS + 2, state)  # the third poll: ended, and the walk hands over
+    assert not course.translating and part.deadline.remaining() == 0
+
+
+def test_the_translator_starts_at_once_only_where_it_takes_long_and_a_core_is_free(task, monkeypatch):
+    from up_gnnplan.search import ff
+
+    monkeypatch.setattr(ff, "free_core", lambda: True)
+    assert course_module.translate_at_once(task, Limits(60)) == ""  # a small task: the translation is quick
+    assert course_module.translate_at_once(task, Limits(None)) == ""  # no deadline: no hurry
+    monkeypatch.setattr(course_module, "TRANSLATOR_SECONDS_PER_ACTION", 1.0)
+    assert course_module.translate_at_once(task, Limits(60)).endswith("and a core is free")
+    monkeypatch.setattr(ff, "free_core", lambda: False)
+    assert course_module.translate_at_once(task, Limits(60)) == ""
+
+
+@needs_fd
+def test_mode_auto_with_the_translator_started_at_once_solves_by_its_walk_and_stops_it(task, monkeypatch):
+    made = recorded_translations(monkeypatch, ends=False)
+    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits: "a test's reason")
+    result, messages = solved_with(Course, task, monkeypatch)
+    assert result.plan is not None and result.metrics["found_by"] == "learned", messages
+    assert "LAMA-first's translator started beside the walk at once (a test's reason)" in messages
+    assert len(made) == 1 and stopped(made[0])
+
+
+@needs_fd
+def test_a_hopeless_walk_hands_over_to_the_translation_started_at_once(task, monkeypatch):
+    made = recorded_translations(monkeypatch)
+    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits: "a test's reason")
+    result, messages = solved_with(Hopeless, task, monkeypatch)
+    assert result.plan is not None and result.metrics["found_by"] == "lama-first", messages
+    assert len(made) == 1 and stopped(made[0])  # translated once, at once

@@ -38,6 +38,11 @@ pace of the recent steps reaches the goal within the time the whole solve has le
   the hard tier (317 blocks, 201,612 ground actions) took the translator more than the half minute left,
   and the walk, which was still achieving goal literals, had stopped for nothing. Where a core is free
   the two run side by side; on one core they share it, the translator then ending later;
+- where the translation would take a good part of the time left and a core is free, LAMA-first's translator
+  starts beside the walk at once (:func:`translate_at_once`); the walk goes on as without it, and its
+  hand-off, or its wait beside the translator when it is on course but too slow, finds the translation done
+  or under way. Hard-lower Satellite (55 satellites): the translator takes 34.9 s, LAMA-first's search from the
+  initial state 5 more; started when the walk's half of the minute ran out, it had not ended at the deadline;
 - a walk that goes round in circles stops at once (:meth:`Course.circling`), and the learned fallback
   goes on from its path: for :data:`CIRCLE_STEPS` steps it came no closer to the goal than before,
   and in them it undid goal literals it had achieved itself at least :data:`CIRCLE_UNDONE` times.
@@ -84,6 +89,12 @@ CIRCLE_UNDONE = 10
 # The share of the memory left under the solve's limit that LAMA-first's translator beside the walk may take;
 # the walk keeps the rest.
 BESIDE_MEMORY_SHARE = 0.5
+# LAMA-first's translator starts beside the walk at once where a core is free and it would take at least this
+# share of the time left at TRANSLATOR_SECONDS_PER_ACTION seconds per estimated ground action (the translator's
+# pace on the hard-lower tier's Satellite, 118-124 µs; Transport and Ferry 166-183, Blocksworld 240; Spanner,
+# whose estimate counts many actions the translator never builds, 2-3: benchmarks/results/translate_speed/).
+EARLY_SHARE = 0.05
+TRANSLATOR_SECONDS_PER_ACTION = 120e-6
 
 
 def goal_literals(task) -> list:
@@ -92,6 +103,25 @@ def goal_literals(task) -> list:
     condition = task.goal_condition
     literals = [literal for literal in condition.get_literals() if not literal.is_static()]
     return [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) else literals
+
+
+def translate_at_once(task, limits) -> str:
+    """Why LAMA-first's translator of ``task`` should start beside the walk at once under ``limits``, in words
+    (empty: it should not): a core is free (:func:`~up_gnnplan.search.ff.free_core`) and the translation would
+    take at least :data:`EARLY_SHARE` of the time left, estimated from the task's ground actions
+    (:func:`~up_gnnplan.problems.size.estimate_ground_actions`)."""
+    from up_gnnplan.problems.size import estimate_ground_actions
+    from up_gnnplan.search.ff import free_core
+
+    remaining = limits.deadline.remaining()
+    if remaining is None:
+        return ""
+    actions = estimate_ground_actions(task)
+    seconds = actions * TRANSLATOR_SECONDS_PER_ACTION
+    if seconds < EARLY_SHARE * remaining or not free_core():
+        return ""
+    return (f"about {actions:,} ground actions, some {seconds:.0f} s of translation at "
+            f"{TRANSLATOR_SECONDS_PER_ACTION * 1e6:.0f} µs each, and a core is free")
 
 
 class Course:
@@ -106,10 +136,15 @@ class Course:
     """
 
     def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None,
-                 estimate: float | None = None, trial=None, factor: float = 0.0, say=None, translate=None):
+                 estimate: float | None = None, trial=None, factor: float = 0.0, say=None, translate=None,
+                 at_once: str = ""):
         self.part, self.whole, self.steps, self.estimate = part, whole, steps, estimate
-        # Starts LAMA-first's translation (a search.lama.Translation) where the walk is on course but too slow.
-        self.translate, self.translation, self.handed = translate, None, False
+        # Starts LAMA-first's translation (a search.lama.Translation): at once where ``at_once`` says why
+        # (:func:`translate_at_once`), else where the walk is on course but too slow.
+        self.translate, self.translation = translate, None
+        self.beside = False  # the walk, too slow for the time left, goes on until the translator ends
+        self.handed = False  # the translator's end was seen
+        self.memory_mb = part.memory_mb  # the walk's memory limit without a translator beside it
         # FF grounded beside the walk (a search.ff.Trial): its estimate sets the step limit when it comes.
         self.trial, self.factor, self.say = trial, factor, say or (lambda level, text: None)
         self.value = value if inputs is not None else None
@@ -128,6 +163,8 @@ class Course:
         self.held = None  # the state ``holds`` is of
         self.achieved: set[int] = set()
         self.fewest, self.fewest_step, self.undone = len(self.literals) + 1, 0, 0
+        if at_once and translate is not None and self._start_translation():
+            self.say("info", f"LAMA-first's translator started beside the walk at once ({at_once})")
 
     @property
     def usable(self) -> bool:
@@ -147,8 +184,12 @@ class Course:
             self.record(step, None, time.perf_counter(), state)
         elif self.literals:
             self.record(step, self.left(state), time.perf_counter())
-        if self.translating and self.translation.poll():
-            self._translated(step)
+        if self.translation is not None and not self.handed and self.translation.poll():
+            if self.beside:
+                self._translated(step)
+            else:  # started at once, ended before the walk needed it: its memory is the walk's again
+                self.handed = True
+                self.part.memory_mb = self.memory_mb
 
     def awaited(self, step: int, max_steps: int) -> int:
         """Return the step limit after ``step`` steps: ``max_steps``, or, once FF's trial beside the walk
@@ -284,29 +325,41 @@ class Course:
 
     @property
     def translating(self) -> bool:
-        """Whether the walk goes on while LAMA-first's translator runs beside it."""
-        return self.translation is not None and not self.handed
+        """Whether the walk, too slow for the time left, goes on while LAMA-first's translator runs beside it."""
+        return self.beside and not self.handed
 
-    def _beside_translation(self, step: int, whole: float, words: str) -> None:
-        """On course after ``step`` steps (``words``) but too slow for the ``whole`` seconds the solve has left: start
-        LAMA-first's translation, once, and extend the share to the solve's deadline (:meth:`observe` ends it
-        when the translator ends)."""
+    def _start_translation(self) -> bool:
+        """Start LAMA-first's translation with :data:`BESIDE_MEMORY_SHARE` of the memory left, the walk keeping
+        the rest; return whether it started (else why not is said, and no translation starts again)."""
         from up_gnnplan.errors import GnnplanError
 
-        if self.translate is None or self.translation is not None:
-            return
         headroom = self.whole.headroom_mb()
         try:
             self.translation = self.translate(BESIDE_MEMORY_SHARE)
         except GnnplanError as error:  # a limit reached, or Fast Downward missing: the hand-off says so
             self.say("info", f"LAMA-first's translator not started beside the walk: {error}")
             self.translate = None
-            return
-        self.part.deadline.extend_to(self.whole.deadline.end)
+            return False
         if headroom is not None:  # the walk and the translator each take a share of the memory left
             from up_gnnplan.limits import resident_mb
 
             self.part.memory_mb = int(resident_mb() + (1 - BESIDE_MEMORY_SHARE) * headroom)
+        return True
+
+    def _beside_translation(self, step: int, whole: float, words: str) -> None:
+        """On course after ``step`` steps (``words``) but too slow for the ``whole`` seconds the solve has left: start
+        LAMA-first's translation, once (unless it started at once), and extend the share to the solve's deadline
+        (:meth:`observe` ends it when the translator ends). A translation started at once that has ended already
+        leaves the share as it is: the walk hands over when it runs out."""
+        if self.beside:
+            return
+        if self.translation is None:
+            if self.translate is None or not self._start_translation():
+                return
+        elif self.translation.poll():
+            return
+        self.beside = True
+        self.part.deadline.extend_to(self.whole.deadline.end)
         self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
                                "it walks on while LAMA-first's translator runs beside it")
 
@@ -362,6 +415,13 @@ class Course:
             return ""
         more = f" (extension {len(self.extensions)})" if len(self.extensions) > 1 else ""
         return self.extensions[-1] + more
+
+
+def beside_walk(kwargs: dict) -> bool:
+    """Whether a search run with ``kwargs`` was a walk that went on beside LAMA-first's translator, too slow for
+    the time left (LAMA-first then searches next, without the learned fallback)."""
+    course = kwargs.get("course")
+    return course is not None and course.beside
 
 
 def step_limit(course: Course | None, step: int, state, max_steps: int) -> int:

@@ -191,9 +191,11 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate sets the step limit when it comes,
     and the fallback waits for the same trial. A walk on course but too slow for the time left walks on while
     LAMA-first's translator runs beside it (with ``handoff_from_walk``; the translation is appended to
-    ``translations``), and the learned fallback is then skipped: LAMA-first searches from the walk's state."""
+    ``translations``), and the learned fallback is then skipped: LAMA-first searches from the walk's state.
+    Where the translation would take long and a core is free, the translator starts with the walk
+    (:func:`~up_gnnplan.search.course.translate_at_once`); the walk and its fallback go on as without it."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
-    from up_gnnplan.search.course import Course
+    from up_gnnplan.search.course import Course, beside_walk, translate_at_once
     from up_gnnplan.search.lama import Translation
 
     def translate(memory_share: float):
@@ -226,10 +228,13 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
             if result is not None:  # the learned fallback, until it stalls or its share is spent
                 kwargs["stall"] = params["handoff_stall"]
             elif search.counts == "steps" and courses:
+                beside = params["handoff_from_walk"]
+                # not beside FF's trial: that would take the free core
+                at_once = translate_at_once(task, limits) if beside and trial is None else ""
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
                                           value=model if model.has_value else None, inputs=inputs,
                                           estimate=estimate, trial=trial, factor=factor,
-                                          say=job.say, translate=translate if params["handoff_from_walk"] else None)
+                                          say=job.say, translate=translate if beside else None, at_once=at_once)
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
@@ -244,7 +249,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 result.message = f"{result.message} (the walk's share beside LAMA-first's translator)"
         if kwargs.get("course") is not None and kwargs["course"].note:
             job.say("info", f"{search.name}: {kwargs['course'].note}")
-        if translations and not result.solved and part.deadline.end is not None:  # LAMA-first searches next
+        if beside_walk(kwargs) and not result.solved and part.deadline.end is not None:  # LAMA-first searches next
             part.deadline.extend_to(min(part.deadline.end, time.perf_counter()))
         _say_result(job, search.name, result, search.counts, began)
         if walk is None and search.counts == "steps":
