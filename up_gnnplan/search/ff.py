@@ -59,9 +59,13 @@ _TRIALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 # The share of the time left for a trial beside mode auto's policy: the policy walks meanwhile, so
 # only the build repeated for the fallback, if one runs, costs the solve's own time.
 BESIDE_SHARE = 0.4
-# The idle share of a core (cores less the load average, which counts this solve's own process) that
-# counts as a core free for the trial: a quiet 2-core machine running one solve shows a load near 1.
+# The idle share of a core (cores less the threads running now, or else the load average, either counting this
+# solve's own process) that counts as a core free for the trial: a quiet 2-core machine running one solve shows a
+# load near 1.
 FREE_CORE = 0.75
+# Threads running now: the mean of this many readings of /proc/loadavg, this far apart (seconds).
+RUNNING_READINGS = 5
+RUNNING_GAP = 0.01
 
 
 class FFHeuristic:
@@ -152,19 +156,38 @@ def initial_estimate(task, limits, generate=None, beside: bool = False) -> tuple
 
 
 def free_core() -> bool:
-    """Whether a whole core is idle for a process beside this one: the cores this process may run on,
-    less the load average of the last minute. On a busy machine a trial beside the policy only slows
-    the policy down (measured: a 250-block walk took 47.2 s instead of 34.4 s at load 3.5 on 2 cores),
-    so there the trial runs first, as before."""
+    """Whether a whole core is idle for a process beside this one: the cores this process may run on, less the
+    threads running now (:func:`running_now`; where that cannot be read, the load average of the last minute).
+    On a busy machine a trial beside the policy only slows the policy down (measured: a 250-block walk took
+    47.2 s instead of 34.4 s at load 3.5 on 2 cores), so there the trial runs first, as before. The load average
+    lags by a minute: a solve that follows one that kept two cores busy saw none free, and one that starts
+    while another job has just begun saw one."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        return cores > 1
+    load = running_now()
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:
+            return cores > 1
     return cores - load >= FREE_CORE
+
+
+def running_now() -> float | None:
+    """The threads running or ready to run on the machine now, this one among them: the mean of
+    :data:`RUNNING_READINGS` readings of /proc/loadavg's fourth field; None where there is none (not Linux)."""
+    counts = []
+    try:
+        for reading in range(RUNNING_READINGS):
+            if reading:
+                time.sleep(RUNNING_GAP)
+            with open("/proc/loadavg") as file:
+                counts.append(int(file.read().split()[3].split("/")[0]))
+    except (OSError, ValueError, IndexError):
+        return None
+    return sum(counts) / len(counts)
 
 
 def astray_limit(most: int, factor: float, estimate: float) -> int:
