@@ -418,9 +418,9 @@ def test_ff_is_not_grounded_beside_the_policy_without_a_free_core(blocks_states,
     estimate, trial, note = ff.initial_estimate(task, Limits(30.0, 0), beside=True)
     assert trial is None and estimate == ff.FFHeuristic(task)(task.initial_state())  # tried first, then built
     monkeypatch.setattr(ff.os, "sched_getaffinity", lambda pid: {0, 1})
-    for running, free in [(1.0, True), (1.2, True), (1.4, False), (3.0, False)]:  # the threads running now
-        monkeypatch.setattr(ff, "running_now", lambda running=running: running)
-        monkeypatch.setattr(ff.os, "getloadavg", lambda: (3.5, 3.5, 3.5))  # a minute ago's load: not read
+    for load, running, free in [(0.9, 3.0, True), (3.5, 1.2, True), (1.4, 2.0, False), (3.5, 3.0, False)]:
+        monkeypatch.setattr(ff, "running_now", lambda running=running: running)  # the lower of the two counts
+        monkeypatch.setattr(ff.os, "getloadavg", lambda load=load: (load, load, load))
         assert real() is free
     monkeypatch.setattr(ff, "running_now", lambda: None)  # none to read (not Linux): the load average
     for load, free in [(0.9, True), (1.2, True), (1.4, False), (3.5, False)]:

@@ -290,3 +290,22 @@ def test_a_fast_downward_component_killed_is_a_timeout_at_its_limit_and_memory_b
     status, message = _failure(code, "INFO     Planner time: 3.2s\n", command, "LAMA-first's translator")
     assert status is Status.MEMOUT
     assert message == "LAMA-first's translator was killed by the system (SIGKILL) after 3.2 s, most likely for its memory"
+
+
+class _Ended:
+    """A translator's process that has ended with ``code``."""
+
+    def __init__(self, code: int):
+        self.returncode = code
+
+    def poll(self):
+        return self.returncode
+
+
+@pytest.mark.parametrize("code, short", [(0, False), (10, False), (22, True), (-9, True), (21, False)])
+def test_a_translation_that_ran_out_of_its_memory_share_is_translated_again(code, short):
+    from up_gnnplan.search.lama import Translation
+
+    translation = Translation.__new__(Translation)  # its process only: no translator is started
+    translation.process, translation.took, translation.began = _Ended(code), None, 0.0
+    assert translation.short_of_memory() is short

@@ -59,9 +59,9 @@ _TRIALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 # The share of the time left for a trial beside mode auto's policy: the policy walks meanwhile, so
 # only the build repeated for the fallback, if one runs, costs the solve's own time.
 BESIDE_SHARE = 0.4
-# The idle share of a core (cores less the threads running now, or else the load average, either counting this
-# solve's own process) that counts as a core free for the trial: a quiet 2-core machine running one solve shows a
-# load near 1.
+# The idle share of a core (cores less the load average or the threads running now, either counting this solve's
+# own process) that counts as a core free for the trial: a quiet 2-core machine running one solve shows a load
+# near 1.
 FREE_CORE = 0.75
 # Threads running now: the mean of this many readings of /proc/loadavg, this far apart (seconds).
 RUNNING_READINGS = 5
@@ -157,22 +157,26 @@ def initial_estimate(task, limits, generate=None, beside: bool = False) -> tuple
 
 def free_core() -> bool:
     """Whether a whole core is idle for a process beside this one: the cores this process may run on, less the
-    threads running now (:func:`running_now`; where that cannot be read, the load average of the last minute).
-    On a busy machine a trial beside the policy only slows the policy down (measured: a 250-block walk took
-    47.2 s instead of 34.4 s at load 3.5 on 2 cores), so there the trial runs first, as before. The load average
-    lags by a minute: a solve that follows one that kept two cores busy saw none free, and one that starts
-    while another job has just begun saw one."""
+    lower of the load average of the last minute and the threads running now (:func:`running_now`). On a busy
+    machine a trial beside the policy only slows the policy down (measured: a 250-block walk took 47.2 s instead
+    of 34.4 s at load 3.5 on 2 cores), so there the trial runs first, as before. The load average lags: a solve
+    that follows one that kept two cores busy saw none free; the threads running now flicker: a solve's own
+    harness, busy for a moment, hid the free core from one of its two readings (FF's trial, then the translator
+    at once, on hard-lower Blocksworld)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    load = running_now()
-    if load is None:
-        try:
-            load = os.getloadavg()[0]
-        except OSError:
-            return cores > 1
-    return cores - load >= FREE_CORE
+    try:
+        loads = [os.getloadavg()[0]]
+    except OSError:
+        loads = []
+    now = running_now()
+    if now is not None:
+        loads.append(now)
+    if not loads:
+        return cores > 1
+    return cores - min(loads) >= FREE_CORE
 
 
 def running_now() -> float | None:

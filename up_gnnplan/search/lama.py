@@ -229,6 +229,11 @@ class Translation:
         :meth:`translated` said it is there); its plan from the initial state."""
         return _search_sas(self.task, limits, self.folder.name, "output.sas", PLANNERS[alias], None, alias)
 
+    def short_of_memory(self) -> bool:
+        """Whether the translator has ended for want of memory, or was killed (its share of the memory beside the
+        walk may have been too small: a translation with all the memory left may succeed)."""
+        return self.poll() and self.process.returncode in MEMORY_CODES + KILLED_CODES
+
     def stop(self) -> None:
         if self.process.poll() is None:
             _kill(self.process)

@@ -125,6 +125,11 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
     result, walk, translation = _learned_part(job, mode, searches, task, model, handoff)
     found_by = "learned"
+    if translation is not None and result.status is Status.GAVE_UP and translation.short_of_memory():
+        job.say("info", "LAMA-first's translator beside the walk ran out of its share of the memory: the hand-off "
+                        "translates again with all of it")
+        translation.stop()
+        translation = None
     try:
         if handoff and result.status is Status.GAVE_UP:
             result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None, translation)
