@@ -332,7 +332,8 @@ RUNS = ("learn", "lama", "shipped", "goose")
 
 
 def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labels: str = "auto",
-               only: tuple = RUNS, head: str | None = None, seed: int | None = None) -> None:
+               only: tuple = RUNS, head: str | None = None, seed: int | None = None,
+               labels_from: Path | None = None) -> None:
     domain_file, training, sets = _layout(domain)
     work = out / domain
     work.mkdir(parents=True, exist_ok=True)
@@ -341,7 +342,8 @@ def run_domain(domain: str, out: Path, timeout: float, task_timeout: float, labe
         print(f"{domain}: gnnplan learn --timeout {timeout:g}", flush=True)
         folders = training if isinstance(training, list) else [training]
         _sh(["gnnplan", "learn", domain_file, *folders, "-o", model, "--timeout", timeout, "--labels", labels,
-             *(["--head", head] if head else []), *(["--seed", seed] if seed is not None else [])], work / "learn.log")
+             *(["--head", head] if head else []), *(["--seed", seed] if seed is not None else []),
+             *(["--labels-from", labels_from / domain / "learn.onnx.learn"] if labels_from else [])], work / "learn.log")
     if not model.is_file():
         print(f"{domain}: no model (see {work / 'learn.log'})", flush=True)
         return
@@ -438,6 +440,8 @@ def main(argv=None):
     run.add_argument("--runs", default=",".join(RUNS), help=f"the compare runs, of {','.join(RUNS)}")
     run.add_argument("--head", choices=HEADS, help="gnnplan learn --head (default: learn's)")
     run.add_argument("--seed", type=int, help="gnnplan learn --seed (default: learn's)")
+    run.add_argument("--labels-from", type=Path,
+                     help="gnnplan learn --labels-from FOLDER/DOMAIN/learn.onnx.learn: another learn_eval run's labels")
     run.add_argument("-o", "--output", type=Path, required=True)
     rep = sub.add_parser("report", help="print the markdown table of a run's folder")
     rep.add_argument("-o", "--output", type=Path, required=True)
@@ -445,7 +449,7 @@ def main(argv=None):
     if args.command == "run":
         for domain in args.domains:
             run_domain(domain, args.output, args.timeout, args.task_timeout, args.labels, tuple(args.runs.split(",")),
-                       args.head, args.seed)
+                       args.head, args.seed, args.labels_from)
     print(report(args.output))
 
 

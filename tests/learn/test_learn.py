@@ -489,3 +489,37 @@ def test_a_model_that_solved_no_judge_problem_gets_a_hint_read_from_its_run():
     many = {"labelled": {f"p{i}": {} for i in range(20)}, "skipped": {}}
     assert "nearer the judge problems' size (up to 44 objects)" in _hint(many, judge, {})
     assert _hint(many, {**judge, "solved": 1}, {}) is None and _hint(many, {"problems": []}, {}) is None
+
+
+def test_labels_optimal_from_a_run_of_labels_auto_leave_lama_firsts_plans_out(tmp_path):
+    """``--labels optimal --labels-from RUN`` of a ``--labels auto`` run: its expanded and optimal labels are taken,
+    those along LAMA-first's plans are left out as ``--labels optimal`` would have left them (too large for an
+    optimal plan in their share), and its labelling time still counts; other --labels stay refused."""
+    from up_gnnplan.learn import run as learn_run
+
+    key = {"domain": "d.pddl:0", "problems": ["p1.pddl:1", "p2.pddl:2", "p3.pddl:3"], "seed": 0}
+    source = tmp_path / "auto.learn"
+    (source / "labels").mkdir(parents=True)
+    statuses = {"p1": "expanded", "p2": "optimal-plan", "p3": "satisficing-plan"}
+    for name in statuses:
+        (source / "labels" / f"{name}.npz").write_bytes(b"labels of " + name.encode())
+    record = learn_run._Run(learn_run.RUN_FORMAT, dict(key, labels="auto"), spent=40.0,
+                            labels={n: {"status": s, "states": 5} for n, s in statuses.items()}, labels_done=True,
+                            phases={"checking": 1.0, "labelling": 39.0})
+    learn_run._save_run(source, record)
+
+    said = []
+    work = tmp_path / "optimal.learn"
+    run, fresh = learn_run._open_run(work, dict(key, labels="optimal"))
+    learn_run._take_labels(source, work, run, fresh, said.append)
+    assert {n: s["status"] for n, s in run.labels.items()} == {"p1": "expanded", "p2": "optimal-plan",
+                                                              "p3": "too-large"}
+    assert "left out with --labels optimal" in run.labels["p3"]["note"]
+    assert sorted(p.name for p in (work / "labels").iterdir()) == ["p1.npz", "p2.npz"]
+    assert run.spent == 40.0 and run.labels_done
+    assert said == [f"labels of 2 problem(s) taken from {source} (1 labelled along LAMA-first's plans left out: "
+                    "--labels optimal); their 40 s of labelling count against this run's time"]
+
+    other, fresh = learn_run._open_run(tmp_path / "satisficing.learn", dict(key, labels="satisficing"))
+    with pytest.raises(learn_run.LearnError, match="with --labels optimal their optimal labels alone"):
+        learn_run._take_labels(source, tmp_path / "satisficing.learn", other, fresh, said.append)

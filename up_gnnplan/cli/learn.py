@@ -39,7 +39,9 @@ from up_gnnplan.learn.recipe import HEADS
 @click.option("--labels-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               metavar="RUN_FOLDER",
               help="Start from the labels of another run of the same problems (its folder, OUTPUT.learn): another "
-                   "--head or --seed trained without labelling again; their labelling time counts against --timeout.")
+                   "--head or --seed trained without labelling again; their labelling time counts against --timeout. "
+                   "With --labels optimal, a run of --labels auto gives its optimal labels alone (those along "
+                   "LAMA-first's plans left out).")
 @click.option("--label-only", is_flag=True,
               help="Label, then stop: the same command without it trains, here or on another machine given the run "
                    "folder (label on many CPUs, train on a GPU).")

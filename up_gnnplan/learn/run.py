@@ -690,23 +690,37 @@ def _take_labels(source: Path, work: Path, run: _Run, fresh: bool, say) -> None:
         raise LearnError(f"--labels-from {source}: no run folder (no run.json in it)") from None
     except (ValueError, TypeError) as error:
         raise LearnError(f"{path}: not a readable run record ({error})") from None
-    if other.format != RUN_FORMAT or {k: v for k, v in other.key.items() if k != "seed"} != {
-            k: v for k, v in run.key.items() if k != "seed"}:
+    def problems(key: dict) -> dict:
+        return {k: v for k, v in key.items() if k not in ("seed", "labels")}
+
+    theirs, mine = other.key.get("labels"), run.key.get("labels")
+    # --labels optimal from a run that also labelled by LAMA-first's plans: its optimal labels alone
+    optimal_only = mine == "optimal" and theirs != mine
+    if other.format != RUN_FORMAT or problems(other.key) != problems(run.key) or not (theirs == mine or optimal_only):
         raise LearnError(f"--labels-from {source}: its run labelled other problems (or another domain file, or with "
-                         "other --labels)")
+                         f"other --labels: --labels {theirs}, which this run may take as they are, or with --labels "
+                         "optimal their optimal labels alone)")
     if not other.labels_done:
         raise LearnError(f"--labels-from {source}: its labelling is not finished; run its command to finish it (add "
                          "--label-only to stop after labelling)")
+    labels = dict(other.labels)
+    left_out = sorted(name for name, summary in labels.items()
+                      if optimal_only and summary.get("status") == "satisficing-plan")
+    for name in left_out:  # as --labels optimal would have had them: no optimal plan in the problem's share
+        labels[name] = dict(labels[name], status="too-large",
+                            note=f"labelled along LAMA-first's plan in {source}; left out with --labels optimal")
     (work / "labels").mkdir(parents=True, exist_ok=True)
     for label in (source / "labels").glob("*.npz"):
-        shutil.copyfile(label, work / "labels" / label.name)
+        if label.stem not in left_out:
+            shutil.copyfile(label, work / "labels" / label.name)
     phases = {k: v for k, v in other.phases.items() if k in ("checking", "labelling")}
-    run.labels, run.labels_done, run.phases = dict(other.labels), True, dict(phases)
+    run.labels, run.labels_done, run.phases = labels, True, dict(phases)
     run.spent = sum(phases.values())
     _save_run(work, run)
     labelled = sum(1 for s in run.labels.values() if s.get("status") in LABELLED)
-    say(f"labels of {labelled} problem(s) taken from {source}; their {run.spent:.0f} s of labelling count against "
-        "this run's time")
+    dropped = f" ({len(left_out)} labelled along LAMA-first's plans left out: --labels optimal)" if left_out else ""
+    say(f"labels of {labelled} problem(s) taken from {source}{dropped}; their {run.spent:.0f} s of labelling count "
+        "against this run's time")
 
 
 def _open_run(work: Path, key: dict) -> tuple[_Run, bool]:
