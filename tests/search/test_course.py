@@ -664,12 +664,35 @@ def test_the_translator_starts_at_once_only_where_it_takes_long_and_a_core_is_fr
     assert course_module.translate_at_once(task, Limits(60)).endswith("and a core is free")
     monkeypatch.setattr(ff, "free_core", lambda: False)
     assert course_module.translate_at_once(task, Limits(60)) == ""
+    # FF's trial has the free core now: the course asks for it once the trial has ended
+    assert course_module.translate_at_once(task, Limits(60), core=False).endswith("µs each")
+
+
+@pytest.mark.parametrize("free", [True, False])
+def test_a_translation_due_at_once_waits_for_ffs_trial_to_end(task, monkeypatch, free):
+    from up_gnnplan.search import ff
+
+    monkeypatch.setattr(ff, "free_core", lambda: free)
+    said, started = [], []
+    whole = Limits(100)
+    course = Course(task, whole.share(0.5), whole, trial=Reported(estimate=30, took=4.2), factor=4,
+                    say=lambda level, text: said.append(text), at_once="a test's reason",
+                    translate=lambda share: started.append(Translating(ends=5)) or started[-1])
+    assert not started  # the trial has the free core
+    course.awaited(0, 1000)
+    assert not started
+    course.awaited(7, 1000)  # the trial has ended: the translator starts, where a core is free
+    assert len(started) == int(free) and course.pending == ""
+    assert ("LAMA-first's translator started beside the walk once FF's trial ended, at step 7 (a test's reason)"
+            in said) is free
+    course.awaited(8, 1000)
+    assert len(started) == int(free)  # once
 
 
 @needs_fd
 def test_mode_auto_with_the_translator_started_at_once_solves_by_its_walk_and_stops_it(task, monkeypatch):
     made = recorded_translations(monkeypatch, ends=False)
-    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits: "a test's reason")
+    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits, core=True: "a test's reason")
     result, messages = solved_with(Course, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "learned", messages
     assert "LAMA-first's translator started beside the walk at once (a test's reason)" in messages
@@ -679,7 +702,7 @@ def test_mode_auto_with_the_translator_started_at_once_solves_by_its_walk_and_st
 @needs_fd
 def test_a_hopeless_walk_hands_over_to_the_translation_started_at_once(task, monkeypatch):
     made = recorded_translations(monkeypatch)
-    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits: "a test's reason")
+    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits, core=True: "a test's reason")
     result, messages = solved_with(Hopeless, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "lama-first", messages
     assert len(made) == 1 and stopped(made[0])  # translated once, at once

@@ -105,11 +105,12 @@ def goal_literals(task) -> list:
     return [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) else literals
 
 
-def translate_at_once(task, limits) -> str:
+def translate_at_once(task, limits, core: bool = True) -> str:
     """Why LAMA-first's translator of ``task`` should start beside the walk at once under ``limits``, in words
-    (empty: it should not): a core is free (:func:`~up_gnnplan.search.ff.free_core`) and the translation would
-    take at least :data:`EARLY_SHARE` of the time left, estimated from the task's ground actions
-    (:func:`~up_gnnplan.problems.size.estimate_ground_actions`)."""
+    (empty: it should not): the translation would take at least :data:`EARLY_SHARE` of the time left, estimated
+    from the task's ground actions (:func:`~up_gnnplan.problems.size.estimate_ground_actions`), and (with
+    ``core``) a core is free (:func:`~up_gnnplan.search.ff.free_core`); without ``core`` the caller asks for the
+    free core later (FF's trial has it now)."""
     from up_gnnplan.problems.size import estimate_ground_actions
     from up_gnnplan.search.ff import free_core
 
@@ -118,10 +119,10 @@ def translate_at_once(task, limits) -> str:
         return ""
     actions = estimate_ground_actions(task)
     seconds = actions * TRANSLATOR_SECONDS_PER_ACTION
-    if seconds < EARLY_SHARE * remaining or not free_core():
+    if seconds < EARLY_SHARE * remaining or (core and not free_core()):
         return ""
     return (f"about {actions:,} ground actions, some {seconds:.0f} s of translation at "
-            f"{TRANSLATOR_SECONDS_PER_ACTION * 1e6:.0f} µs each, and a core is free")
+            f"{TRANSLATOR_SECONDS_PER_ACTION * 1e6:.0f} µs each" + (", and a core is free" if core else ""))
 
 
 class Course:
@@ -163,8 +164,10 @@ class Course:
         self.held = None  # the state ``holds`` is of
         self.achieved: set[int] = set()
         self.fewest, self.fewest_step, self.undone = len(self.literals) + 1, 0, 0
-        if at_once and translate is not None and self._start_translation():
-            self.say("info", f"LAMA-first's translator started beside the walk at once ({at_once})")
+        # Where FF's trial has the free core, the translator starts once it has ended (:meth:`awaited`).
+        self.pending = at_once if translate is not None else ""
+        if self.pending and trial is None:
+            self._start_at_once("at once")
 
     @property
     def usable(self) -> bool:
@@ -198,6 +201,12 @@ class Course:
         if trial is None or not trial.poll():
             return max_steps
         self.trial = None
+        if self.pending:
+            from up_gnnplan.search.ff import free_core
+
+            if free_core():
+                self._start_at_once(f"once FF's trial ended, at step {step}")
+            self.pending = ""
         if trial.estimate is None:
             why = trial.why or "FF finds the initial state a dead end"
             self.say("info", f"policy step limit {max_steps} from step {step} (no FF estimate: FF {why})")
@@ -327,6 +336,12 @@ class Course:
     def translating(self) -> bool:
         """Whether the walk, too slow for the time left, goes on while LAMA-first's translator runs beside it."""
         return self.beside and not self.handed
+
+    def _start_at_once(self, when: str) -> None:
+        """Start LAMA-first's translator beside the walk before it is needed (:func:`translate_at_once`)."""
+        why, self.pending = self.pending, ""
+        if self.translation is None and self._start_translation():
+            self.say("info", f"LAMA-first's translator started beside the walk {when} ({why})")
 
     def _start_translation(self) -> bool:
         """Start LAMA-first's translation with :data:`BESIDE_MEMORY_SHARE` of the memory left, the walk keeping

@@ -234,8 +234,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 kwargs["stall"] = params["handoff_stall"]
             elif search.counts == "steps" and courses:
                 beside = params["handoff_from_walk"]
-                # not beside FF's trial: that would take the free core
-                at_once = translate_at_once(task, limits) if beside and trial is None else ""
+                # beside FF's trial, the free core is the trial's: the course asks for it when the trial has ended
+                at_once = translate_at_once(task, limits, core=trial is None) if beside else ""
                 kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
                                           value=model if model.has_value else None, inputs=inputs,
                                           estimate=estimate, trial=trial, factor=factor,
