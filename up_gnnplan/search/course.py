@@ -39,7 +39,8 @@ pace of the recent steps reaches the goal within the time the whole solve has le
   and the walk, which was still achieving goal literals, had stopped for nothing. Where a core is free
   the two run side by side; on one core they share it, the translator then ending later;
 - where the translation would take a good part of the time left and a core is free, LAMA-first's translator
-  starts beside the walk at once (:func:`translate_at_once`); the walk goes on as without it, and its
+  starts beside the walk at once (:func:`translate_at_once`; where FF's trial runs beside the walk, which has
+  the free core, once that has ended); the walk goes on as without it, and its
   hand-off, or its wait beside the translator when it is on course but too slow, finds the translation done
   or under way. Hard-lower Satellite (55 satellites): the translator takes 34.9 s, LAMA-first's search from the
   initial state 5 more; started when the walk's half of the minute ran out, it had not ended at the deadline;
