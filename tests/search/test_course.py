@@ -706,3 +706,19 @@ def test_a_hopeless_walk_hands_over_to_the_translation_started_at_once(task, mon
     result, messages = solved_with(Hopeless, task, monkeypatch)
     assert result.plan is not None and result.metrics["found_by"] == "lama-first", messages
     assert len(made) == 1 and stopped(made[0])  # translated once, at once
+
+
+def test_once_lama_firsts_translation_has_started_an_extension_keeps_its_reserve(task):
+    from up_gnnplan.search.course import RESERVE_SHARE
+
+    lefts = list(range(100, 100 - MIN_STEPS - 1, -1))  # the forecast: SAFETY x 92 x 0.65 s, about 90 of the 100 s
+    whole = Limits(100)
+    part = whole.share(0.001)
+    course = Course(task, part, whole, translate=lambda share: Translating(ends=1), at_once="a test's reason")
+    walk(course, lefts, 0.65)
+    assert part.deadline.end == pytest.approx(whole.deadline.end - RESERVE_SHARE * 100)
+    assert course.note.endswith("(to 20 s before the deadline, kept for LAMA-first)")
+    alone = Limits(100)  # no translation: the extension may run to the forecast
+    part = alone.share(0.001)
+    walk(Course(task, part, alone), lefts, 0.65)
+    assert part.deadline.end > alone.deadline.end - RESERVE_SHARE * 100

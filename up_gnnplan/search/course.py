@@ -44,6 +44,8 @@ pace of the recent steps reaches the goal within the time the whole solve has le
   hand-off, or its wait beside the translator when it is on course but too slow, finds the translation done
   or under way. Hard-lower Satellite (55 satellites): the translator takes 34.9 s, LAMA-first's search from the
   initial state 5 more; started when the walk's half of the minute ran out, it had not ended at the deadline;
+- once LAMA-first's translation has started, no extension takes the walk past the deadline less
+  :data:`RESERVE_SHARE` of the solve's limit, which LAMA-first keeps to plan from the walk's furthest state;
 - a walk that goes round in circles stops at once (:meth:`Course.circling`), and the learned fallback
   goes on from its path: for :data:`CIRCLE_STEPS` steps it came no closer to the goal than before,
   and in them it undid goal literals it had achieved itself at least :data:`CIRCLE_UNDONE` times.
@@ -96,6 +98,12 @@ BESIDE_MEMORY_SHARE = 0.5
 # whose estimate counts many actions the translator never builds, 2-3: benchmarks/results/translate_speed/).
 EARLY_SHARE = 0.05
 TRANSLATOR_SECONDS_PER_ACTION = 120e-6
+# Where LAMA-first's translation has started (at once or beside the walk), no extension takes the walk's share past
+# the solve's deadline less this share of the solve's time limit, kept for LAMA-first from the walk's furthest state.
+# Hard-lower Satellite (55 satellites): the walk, on course after 381 steps (135 of 304 goal literals left), was
+# extended to the deadline by its forecast of 29.5 s, made 725 steps without reaching the goal, and LAMA-first, its
+# translation done since the minute's first half, had no time left; LAMA-first alone solved the task in 33 s.
+RESERVE_SHARE = 0.2
 
 
 def goal_literals(task) -> list:
@@ -326,12 +334,23 @@ class Course:
         if forecast[1] > whole:
             self._beside_translation(step, whole, forecast[2])
             return
-        end = min(now + forecast[1], self.whole.deadline.end)
+        end, kept = self._extension_end(now, forecast[1])
         if end <= self.part.deadline.end:
             return
         self.extensions.append(f"on course after {step} steps ({forecast[2]}): the learned part's share extended "
-                               f"by {end - self.part.deadline.end:.1f} s")
+                               f"by {end - self.part.deadline.end:.1f} s{kept}")
         self.part.deadline.extend_to(end)
+
+    def _extension_end(self, now: float, seconds: float) -> tuple[float, str]:
+        """Return where an extension of ``seconds`` from ``now`` ends: at the latest the solve's deadline, less
+        :data:`RESERVE_SHARE` of its limit where LAMA-first's translation has started; and the words for that."""
+        end = min(now + seconds, self.whole.deadline.end)
+        if self.translation is None or self.whole.deadline.seconds is None:
+            return end, ""
+        reserve = RESERVE_SHARE * self.whole.deadline.seconds
+        if end <= self.whole.deadline.end - reserve:
+            return end, ""
+        return self.whole.deadline.end - reserve, f" (to {reserve:.0f} s before the deadline, kept for LAMA-first)"
 
     @property
     def translating(self) -> bool:
@@ -388,10 +407,12 @@ class Course:
         ended = f"LAMA-first's translator ended after {self.translation.took:.1f} s"
         forecast = self.forecast()
         if forecast is not None and whole is not None and forecast[1] <= whole and not self._past_cap(step, forecast[0]):
-            self.part.deadline.extend_to(min(now + forecast[1], self.whole.deadline.end))
-            self.extensions.append(f"{ended}; on course after {step} steps ({forecast[2]}): the walk goes on for "
-                                   f"{forecast[1]:.1f} s")
-            return
+            end, kept = self._extension_end(now, forecast[1])
+            if end > now:
+                self.part.deadline.extend_to(end)
+                self.extensions.append(f"{ended}; on course after {step} steps ({forecast[2]}): the walk goes on for "
+                                       f"{end - now:.1f} s{kept}")
+                return
         self.part.deadline.extend_to(now)
         self.extensions.append(f"{ended}: the walk hands over after {step} steps")
 
