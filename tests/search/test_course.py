@@ -660,8 +660,12 @@ def test_the_translator_starts_at_once_only_where_it_takes_long_and_a_core_is_fr
     monkeypatch.setattr(ff, "free_core", lambda: True)
     assert course_module.translate_at_once(task, Limits(60)) == ""  # a small task: the translation is quick
     assert course_module.translate_at_once(task, Limits(None)) == ""  # no deadline: no hurry
-    monkeypatch.setattr(course_module, "TRANSLATOR_SECONDS_PER_ACTION", 1.0)
+    from up_gnnplan.problems.size import estimate_ground_actions
+
+    actions = estimate_ground_actions(task)
+    monkeypatch.setattr(course_module, "TRANSLATOR_SECONDS_PER_ACTION", 30.0 / actions)  # 30 s of the 60
     assert course_module.translate_at_once(task, Limits(60)).endswith("and a core is free")
+    assert course_module.translate_at_once(task, Limits(5)) == ""  # over LATE_FACTOR x the time left: too late
     monkeypatch.setattr(ff, "free_core", lambda: False)
     assert course_module.translate_at_once(task, Limits(60)) == ""
     # FF's trial has the free core now: the course asks for it once the trial has ended

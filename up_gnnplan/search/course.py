@@ -98,6 +98,10 @@ BESIDE_MEMORY_SHARE = 0.5
 # whose estimate counts many actions the translator never builds, 2-3: benchmarks/results/translate_speed/).
 EARLY_SHARE = 0.05
 TRANSLATOR_SECONDS_PER_ACTION = 120e-6
+# ... but not where it would take over this many times the time left: it could not end in time (the estimate counts
+# up to 3x the time left where the translator took less: hard-lower Spanner, 185 s estimated for 4.5 s); 400 blocks
+# in 3 s (38 s estimated) would only leave a translator's message where the solve's time limit is the cause.
+LATE_FACTOR = 4.0
 # Where LAMA-first's translation has started (at once or beside the walk), no extension takes the walk's share past
 # the solve's deadline less this share of the solve's time limit, kept for LAMA-first from the walk's furthest state.
 # Hard-lower Satellite (55 satellites): the walk, on course after 381 steps (135 of 304 goal literals left), was
@@ -116,7 +120,8 @@ def goal_literals(task) -> list:
 
 def translate_at_once(task, limits, core: bool = True) -> str:
     """Why LAMA-first's translator of ``task`` should start beside the walk at once under ``limits``, in words
-    (empty: it should not): the translation would take at least :data:`EARLY_SHARE` of the time left, estimated
+    (empty: it should not): the translation would take at least :data:`EARLY_SHARE` of the time left and at most
+    :data:`LATE_FACTOR` times it, estimated
     from the task's ground actions (:func:`~up_gnnplan.problems.size.estimate_ground_actions`), and (with
     ``core``) a core is free (:func:`~up_gnnplan.search.ff.free_core`); without ``core`` the caller asks for the
     free core later (FF's trial has it now)."""
@@ -128,7 +133,7 @@ def translate_at_once(task, limits, core: bool = True) -> str:
         return ""
     actions = estimate_ground_actions(task)
     seconds = actions * TRANSLATOR_SECONDS_PER_ACTION
-    if seconds < EARLY_SHARE * remaining or (core and not free_core()):
+    if not EARLY_SHARE * remaining <= seconds <= LATE_FACTOR * remaining or (core and not free_core()):
         return ""
     return (f"about {actions:,} ground actions, some {seconds:.0f} s of translation at "
             f"{TRANSLATOR_SECONDS_PER_ACTION * 1e6:.0f} µs each" + (", and a core is free" if core else ""))

@@ -262,6 +262,8 @@ def lama_first_from(task, limits: Limits, start, share: float,
             translated = Path(folder) / "output.sas"
             if code != 0 or not translated.is_file():
                 status, message = _failure(code, log, translation.command, f"{name}'s translator")
+                if status is Status.TIMEOUT:  # its limit was the time the solve had left when it started
+                    message = f"time limit of {limits.deadline.said} s reached: {message}"
                 return SearchResult(status, seconds=time.perf_counter() - began, message=message), False
             patched = None if start is None else start_sas(translated.read_text(), task, start)
             if patched is not None:
