@@ -309,3 +309,19 @@ def test_a_translation_that_ran_out_of_its_memory_share_is_translated_again(code
     translation = Translation.__new__(Translation)  # its process only: no translator is started
     translation.process, translation.took, translation.began = _Ended(code), None, 0.0
     assert translation.short_of_memory() is short
+
+
+@needs_fd
+def test_the_hand_off_translates_again_where_the_translation_beside_the_walk_ran_out_of_memory(monkeypatch):
+    """A translation started beside the walk with half the memory left, which that half did not hold: the hand-off
+    translates the task again with all the memory left, and plans."""
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search import lama
+
+    task = Task.from_files(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+    limits = Limits(60)
+    beside = lama.Translation(task, limits, 0.5)
+    beside.wait(limits)
+    beside.process.returncode = 22  # as Fast Downward's translator out of memory
+    result, from_walk = lama.lama_first_from(task, limits, None, 0.5, translation=beside)
+    assert result.solved and not from_walk, result.message

@@ -192,6 +192,7 @@ class Translation:
 
     def __init__(self, task, limits: Limits, memory_share: float = 1.0, missing: str = NO_FAST_DOWNWARD):
         self.task, self.name = task, PLANNERS["lama-first"]
+        self.memory_share = memory_share
         self.command, self.folder = _command(task, limits, "lama-first", self.name, missing, translate=True,
                                              memory_share=memory_share)
         self.began = time.perf_counter()
@@ -258,6 +259,12 @@ def lama_first_from(task, limits: Limits, start, share: float,
         translation = translation or Translation(task, limits)
         try:
             code, log = translation.wait(limits)
+            if translation.short_of_memory() and translation.memory_share < 1.0:
+                # started beside the walk with a share of the memory: again with all the memory left
+                translation.stop()
+                limits.check(f"before translating the task again for {name}")
+                translation = Translation(task, limits)
+                code, log = translation.wait(limits)
             folder = translation.folder.name
             translated = Path(folder) / "output.sas"
             if code != 0 or not translated.is_file():
