@@ -459,13 +459,6 @@ class Course:
         return self.extensions[-1] + more
 
 
-def beside_walk(kwargs: dict) -> bool:
-    """Whether a search run with ``kwargs`` was a walk that went on beside LAMA-first's translator, too slow for
-    the time left (LAMA-first then searches next, without the learned fallback)."""
-    course = kwargs.get("course")
-    return course is not None and course.beside
-
-
 def step_limit(course: Course | None, step: int, state, max_steps: int) -> int:
     """Return a policy's step limit before its step ``step + 1`` from ``state``: ``max_steps``, or
     more where ``course`` (None: none) finds the walk on course at it, or ``step`` (stop now) where

@@ -260,7 +260,8 @@ def lama_first_from(task, limits: Limits, start, share: float,
         try:
             code, log = translation.wait(limits)
             if translation.short_of_memory() and translation.memory_share < 1.0:
-                # started beside the walk with a share of the memory: again with all the memory left
+                # started beside the walk with a share of the memory (ended before the hand-off or while it waited):
+                # again with all the memory left
                 translation.stop()
                 limits.check(f"before translating the task again for {name}")
                 translation = Translation(task, limits)

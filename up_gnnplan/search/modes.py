@@ -125,11 +125,6 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
     result, walk, translation = _learned_part(job, mode, searches, task, model, handoff)
     found_by = "learned"
-    if translation is not None and result.status is Status.GAVE_UP and translation.short_of_memory():
-        job.say("info", "LAMA-first's translator beside the walk ran out of its share of the memory: the hand-off "
-                        "translates again with all of it")
-        translation.stop()
-        translation = None
     try:
         if handoff and result.status is Status.GAVE_UP:
             result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None, translation)
@@ -200,7 +195,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     Where the translation would take long and a core is free, the translator starts with the walk
     (:func:`~up_gnnplan.search.course.translate_at_once`); the walk and its fallback go on as without it."""
     from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
-    from up_gnnplan.search.course import Course, beside_walk, translate_at_once
+    from up_gnnplan.search.course import Course, translate_at_once
     from up_gnnplan.search.lama import Translation
 
     def translate(memory_share: float):
@@ -254,7 +249,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 result.message = f"{result.message} (the walk's share beside LAMA-first's translator)"
         if kwargs.get("course") is not None and kwargs["course"].note:
             job.say("info", f"{search.name}: {kwargs['course'].note}")
-        if beside_walk(kwargs) and not result.solved and part.deadline.end is not None:  # LAMA-first searches next
+        course = kwargs.get("course")  # a walk that went on beside LAMA-first's translator: LAMA-first searches next
+        if course is not None and course.beside and not result.solved and part.deadline.end is not None:
             part.deadline.extend_to(min(part.deadline.end, time.perf_counter()))
         _say_result(job, search.name, result, search.counts, began)
         if walk is None and search.counts == "steps":
