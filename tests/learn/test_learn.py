@@ -463,6 +463,56 @@ def test_a_value_head_alone_is_learnt_for_the_value_modes_from_another_runs_labe
     assert not (tmp_path / "o.onnx").exists()
 
 
+def test_a_model_of_lama_firsts_labels_is_refined_on_the_optimal_ones_and_the_judge_keeps_the_better(tmp_path):
+    """Where some problems are labelled along LAMA-first's plans, the last part of the training time trains the chosen
+    model on the optimal labels alone; the refined model is kept only where the judge found it better (more
+    solved, or as many in fewer steps), and both verdicts are recorded. (Gripper's labels are all expanded: the run
+    folder of a --label-only run says the largest trained-on problem was labelled along LAMA-first's plan.)"""
+    problems = _gripper(tmp_path / "train", [2, 3, 4, 5, 6, 7, 8])
+    domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "g.onnx"
+    args = ["learn", str(domain), str(tmp_path / "train"), "-o", str(output), "--timeout", "24"]
+    first = CliRunner().invoke(main, [*args, "--label-only"])
+    assert first.exit_code == 0, first.output
+    folder = tmp_path / "g.onnx.learn"
+    run = json.loads((folder / "run.json").read_text())
+    largest = problems[-2].stem  # the largest trained on (problems[-1] judges, problems[-3] is held out)
+    run["labels"][largest]["status"] = "satisficing-plan"
+    (folder / "run.json").write_text(json.dumps(run))
+
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "then refined on the optimal labels alone of 4 problem(s)" in result.output
+    assert re.search(r"refining the chosen epoch \(\d+: judge \d/1 in \d+ steps\) on the optimal labels alone",
+                     result.output), result.output
+    learnt = _metadata(output)["training_record"]
+    refinement = learnt["learn"]["refinement"]
+    assert learnt["learn"]["recipe"]["refine"] == [p.stem for p in problems[:4]]  # not the held-out one, nor LAMA-first's
+    whole, refined = refinement["all_labels"], refinement["refined"]
+    better = (refined["solved"], -refined["steps"]) > (whole["solved"], -whole["steps"])
+    assert refinement["kept"] == ("refined" if better else "all labels")
+    kept = refined if better else whole
+    assert (learnt["learn"]["judge"]["solved"], learnt["learn"]["judge"]["steps"]) == (kept["solved"], kept["steps"])
+    assert "the refined one is kept" in result.output if better else "the model of all labels is kept" in result.output
+
+
+def test_the_refinement_needs_lama_firsts_labels_enough_optimal_ones_and_a_judge():
+    from up_gnnplan.learn.recipe import MIN_REFINE_PROBLEMS, REFINE_SHARE, choose, refine_problems
+
+    def labelled(*statuses):
+        return [{"name": f"p{i}", "status": s, "objects": 5 + i, "plan_length": 10} for i, s in enumerate(statuses)]
+
+    mixed = labelled("expanded", "expanded", "optimal-plan", "optimal-plan", "optimal-plan", "satisficing-plan")
+    assert refine_problems(mixed, held_out_names=["p3"]) == ["p0", "p1", "p2", "p4"]
+    assert refine_problems(mixed, held_out_names=["p3", "p4"]) == []  # 3 optimal ones left: too few
+    assert MIN_REFINE_PROBLEMS == 4
+    assert refine_problems(mixed, judges=0) == []  # nothing to choose by
+    assert refine_problems(labelled(*["optimal-plan"] * 6)) == []  # every label optimal already
+    recipe = choose(600, mixed, [20], held_out_names=["p3"])
+    assert recipe.refine == ["p0", "p1", "p2", "p4"] and recipe.refine_share == REFINE_SHARE
+    assert choose(600, mixed, [20], head="value").refine == []  # a value model is not refined
+    assert choose(600, labelled(*["expanded"] * 6), [20]).refine_share == 0.0
+
+
 def test_problems_of_two_folders_that_share_file_names_keep_apart(tmp_path):
     """``learn DOMAIN a/ b/`` where both folders hold ``p0.pddl``: each problem gets a name of its own (its labels
     file, its lines), ``a-p0`` and ``b-p0``, instead of the second overwriting the first's labels."""

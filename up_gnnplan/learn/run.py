@@ -385,7 +385,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                          f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give a longer "
                          f"--timeout (the labels are kept in {work}: the same command goes on from them)")
     if run.recipe is None:
-        summaries = [dict(run.labels[p.name], objects=p.objects) for p in labelled]
+        summaries = [dict(run.labels[p.name], objects=p.objects, name=p.name) for p in labelled]
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=device.type == "cuda",
                                    batch_size=options.batch_size, head=options.head or HEAD,
                                    held_out_names=[p.name for p in held_out(labelled)]))
@@ -406,16 +406,91 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                          f"{clock.spent():.0f} s of checking, labelling, reading the labels and exporting the "
                          f"network's graph: too little to train at all; give a longer --timeout (the labels are kept "
                          f"in {work}: the same command goes on from them)")
-    config.max_seconds = before + seconds  # the loop counts earlier sessions' seconds (the state's) against it
+    # The refinement's time is kept back from the training on all labels, unless that training has not begun and
+    # would be left too little (a continued run); a training that has begun ends where the refinement's time begins.
+    refining = recipe.refine_share * recipe.seconds if recipe.refine else 0.0
+    if refining and before == 0.0 and seconds - refining < MIN_TRAIN_SECONDS:
+        refining = 0.0
+    config.max_seconds = before + seconds - refining  # the loop counts earlier sessions' seconds (the state's)
     trained = len(labelled) - len(recipe.held_out)
     error = error_name(recipe.head)
     checked_on = (f"the {error} on {len(recipe.held_out)} labelled problem(s) held out "
                   f"({', '.join(recipe.held_out)})" if recipe.held_out else "the training error")
     say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {trained} problem(s) for "
-        f"up to {_duration(seconds)} on {device}; epochs of {config.epoch_states} states "
+        f"up to {_duration(max(0.0, seconds - refining))} on {device}; epochs of {config.epoch_states} states "
         f"(batches of {config.batch_size}), judged by the greedy policy on "
         f"{len(judges)} held-back problem(s) ({', '.join(p.name for p in judges) or 'none'}, "
-        f"at most {config.policy_steps} steps each), then by {checked_on}")
+        f"at most {config.policy_steps} steps each), then by {checked_on}"
+        + (f"; then refined on the optimal labels alone of {len(recipe.refine)} problem(s) for the last "
+           f"{_duration(refining)}" if refining else ""))
+    too_little = (f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model took "
+                  "before its first epoch: too little to train at all; give a longer --timeout (the labels are kept "
+                  f"in {work}: the same command goes on from them)")
+    try:
+        model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left), validation=validation,
+                                        validation_tasks=tasks or None, state_path=state_path,
+                                        started=time.perf_counter())
+    except TimeLimitReached:  # the time ran out before the first epoch (a machine busier than the estimate)
+        raise LearnError(too_little) from None
+    if refining:
+        model, config, record = _refine(model, config, record, recipe, labels, validation, tasks, work, clock, say,
+                                        training_left)
+    return model, encoding, config, record, data, tasks
+
+
+REFINE_FILE = "refine.safetensors"  # in the run folder: the training state of the refinement on optimal labels
+
+
+def _refine(model, config, record, recipe, labels, validation, tasks, work, clock, say, training_left):
+    """Train on from ``model`` (chosen by the judge on all labels) on the optimal labels of ``recipe.refine`` in the
+    training time left, judged by the same problems with ties broken by the steps; return the model, its config
+    and record: the refined one where its greedy policy solved more judge problems, or as many in fewer steps,
+    else ``model``. Both records say what the judge found (``record["refinement"]``)."""
+    from dataclasses import replace
+
+    from up_gnnplan.datasets.store import Dataset
+    from up_gnnplan.learn.recipe import error_name
+    from up_gnnplan.training.loop import train
+
+    state_path = work / REFINE_FILE
+    before = _trained_seconds(state_path)
+    seconds = training_left()
+    whole = record["policy_validation"]
+    if seconds < MIN_TRAIN_SECONDS and before == 0.0:
+        say(f"  no refinement on the optimal labels: {max(seconds, 0.0):.1f} s of training left")
+        return model, config, record
+    data = Dataset.load_all(labels[name] for name in recipe.refine)
+    refined_config = replace(config, judge_ties="steps", max_seconds=before + seconds)
+    say(f"refining the chosen epoch ({record.get('best_epoch')}: judge {whole['solved']}/{len(tasks)} in "
+        f"{whole['steps']} steps) on the optimal labels alone: {len(data):,} states of {len(recipe.refine)} "
+        f"problem(s), for up to {_duration(seconds)}; kept where its judge solves more, or as many in fewer steps")
+    try:
+        refined, _, refined_record = train(data, refined_config, _epoch_lines(say, clock, error_name(recipe.head),
+                                                                              training_left, "refining "),
+                                           validation=validation, validation_tasks=tasks, state_path=state_path,
+                                           started=time.perf_counter(), initial_weights=model.state_dict())
+    except TimeLimitReached:
+        say("  no refinement on the optimal labels: the time ran out before its first epoch")
+        return model, config, record
+    found = refined_record["policy_validation"]
+    better = (found["solved"], -found["steps"]) > (whole["solved"], -whole["steps"])
+    refinement = {"problems": len(recipe.refine), "states": len(data), "kept": "refined" if better else "all labels",
+                  "all_labels": {"solved": whole["solved"], "steps": whole["steps"], "epoch": record.get("best_epoch"),
+                                 "epochs": record.get("epochs")},
+                  "refined": {"solved": found["solved"], "steps": found["steps"],
+                              "epoch": refined_record.get("best_epoch"), "epochs": refined_record.get("epochs")}}
+    say(f"  refined: judge {found['solved']}/{len(tasks)} in {found['steps']} steps (epoch "
+        f"{refined_record.get('best_epoch')} of {refined_record.get('epochs')}), against {whole['solved']}/{len(tasks)} "
+        f"in {whole['steps']} on all labels: {'the refined model is' if better else 'the model of all labels is'} kept")
+    if better:
+        refined_record["refinement"] = refinement
+        return refined, refined_config, refined_record
+    record["refinement"] = refinement
+    return model, config, record
+
+
+def _epoch_lines(say, clock, error: str, training_left, prefix: str = ""):
+    """Return the training loop's ``on_epoch``: a line every few seconds (at most every 15 s)."""
     last = [0.0]
 
     def on_epoch(epoch, loss, value, best, judge=None):
@@ -428,17 +503,10 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                 verdict = (f"judge {judge['solved']}/{judge['tasks']} ({judge['steps']} steps); chosen so far: "
                            f"epoch {judge['best_epoch']} (judge {judge['best_solved']}/{judge['tasks']}, "
                            f"{error} {best:.3f})")
-            say(f"  epoch {epoch}: loss {loss:.3f}, {error} {value:.3f}, {verdict}; "
+            say(f"  {prefix}epoch {epoch}: loss {loss:.3f}, {error} {value:.3f}, {verdict}; "
                 f"{_duration(max(0.0, training_left()))} of training left")
 
-    try:
-        model, encoding, record = train(data, config, on_epoch, validation=validation, validation_tasks=tasks or None,
-                                        state_path=state_path, started=time.perf_counter())
-    except TimeLimitReached:  # the time ran out before the first epoch (a machine busier than the estimate)
-        raise LearnError(f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model "
-                         "took before its first epoch: too little to train at all; give a longer --timeout (the "
-                         f"labels are kept in {work}: the same command goes on from them)") from None
-    return model, encoding, config, record, data, tasks
+    return on_epoch
 
 
 def _choose_first_policy(model, encoding, config, record, tasks, clock, say) -> None:
@@ -592,6 +660,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
                   "held_out_error": record.get("best_validation_mae") if (run.recipe or {}).get("held_out") else None,
                   **({"settled": record["settled"]["epoch"]} if record.get("settled") else {})},
         "recipe": run.recipe,
+        **({"refinement": record["refinement"]} if record.get("refinement") else {}),
         "handoff_share": record.get("handoff_share"),
         "astray_factor": record.get("astray_factor"),
         "device": record.get("device"),
@@ -623,6 +692,13 @@ def _report(say, output, summary, config) -> None:
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")
+    refinement = summary.get("refinement")
+    if refinement:
+        whole, refined = refinement["all_labels"], refinement["refined"]
+        say(f"  labels: the model of all labels solved {whole['solved']}/{len(judge['problems'])} judge problems in "
+            f"{whole['steps']} steps, refined on the optimal labels of {refinement['problems']} problem(s) "
+            f"{refined['solved']}/{len(judge['problems'])} in {refined['steps']}: "
+            + ("the refined one is kept" if refinement["kept"] == "refined" else "the model of all labels is kept"))
     hint = _hint(data, judge, summary)
     if hint:
         say(f"  hint: {hint}")

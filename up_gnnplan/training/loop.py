@@ -48,7 +48,7 @@ def seed_everything(seed: int, threads: int) -> None:
 
 
 def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=None, validation_tasks=None,
-          state_path=None, snapshot_minutes=(), on_snapshot=None, started: float | None = None):
+          state_path=None, snapshot_minutes=(), on_snapshot=None, started: float | None = None, initial_weights=None):
     """Train a value function on ``dataset``; return (model, encoding, record).
 
     With a ``validation`` dataset (same domain; typically larger instances labelled along
@@ -86,6 +86,9 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     weights of the epoch just finished (which a selection on a small validation set may pass
     over). The coverage-against-training-time curve is measured on these.
 
+    ``initial_weights``: a state dict of a model of the same configuration to start from (a model trained on other
+    labels of the domain, refined here) instead of random weights; a run continued from ``state_path`` has its own.
+
     Started by torchrun, every process calls this with the same arguments; they train together
     (:mod:`up_gnnplan.training.distributed`), rank 0 alone evaluates, writes the state and calls
     ``on_epoch`` and ``on_snapshot``, and the other ranks return None for the record.
@@ -97,7 +100,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         raise ValueError(f"--batch-size {config.batch_size} leaves some of the {group.world_size} processes without states")
     with group.joined(device):
         return _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path,
-                      sorted(set(snapshot_minutes)), on_snapshot, started)
+                      sorted(set(snapshot_minutes)), on_snapshot, started, initial_weights)
 
 
 def make_objective(config, dataset):
@@ -128,7 +131,7 @@ def _judged(score: tuple, run, validation_tasks) -> dict | None:
 
 
 def _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path, snapshot_minutes, on_snapshot,
-           started=None):
+           started=None, initial_weights=None):
     """Do :func:`train`'s work as one process of ``group``, on its device."""
     import torch
 
@@ -141,6 +144,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
     val_data, train_idx, val_idx, val_problems = _split(dataset, validation, objective, config, rng)
     monitor_data, monitor = _monitor(dataset, val_data, train_idx, val_idx, objective, config, rng)
     encoding, model = build(config, dataset.signature, dataset.action_signature, dataset.types)
+    if initial_weights is not None:
+        model.load_state_dict(initial_weights)
     model.to(group.device)
     replica = group.replicate(model)  # the model itself, or its DistributedDataParallel wrapper
     if group.world_size > 1:
