@@ -10,7 +10,8 @@ deadline (:mod:`up_gnnplan.training.budget`).
 
 The run folder (``work_dir``) keeps what a stopped run needs to go on: ``run.json`` (the
 problems, their labelling outcomes, the recipe, the seconds spent), one ``labels/*.npz`` per
-labelled problem and ``train.safetensors`` (the training state); all small and none pickled.
+labelled problem, ``train.safetensors`` (the training state) and, where the model is refined on the optimal labels,
+``refine.safetensors`` and ``refine.json`` (the epoch it was refined from); all small and none pickled.
 The same command continues a stopped run. The ONNX file is written under a temporary name and
 renamed at the end, so the output either is the finished model or is not there.
 """
@@ -439,6 +440,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
 
 
 REFINE_FILE = "refine.safetensors"  # in the run folder: the training state of the refinement on optimal labels
+REFINE_ORIGIN = "refine.json"  # in the run folder: the epoch of the training on all labels that the refinement began from
 
 
 def _refine(model, config, record, recipe, labels, validation, tasks, work, clock, say, training_left):
@@ -452,7 +454,11 @@ def _refine(model, config, record, recipe, labels, validation, tasks, work, cloc
     from up_gnnplan.learn.recipe import error_name
     from up_gnnplan.training.loop import train
 
-    state_path = work / REFINE_FILE
+    state_path, origin_path = work / REFINE_FILE, work / REFINE_ORIGIN
+    origin = {"epoch": record.get("best_epoch"), "epochs": record.get("epochs")}
+    if origin_path.is_file() and json.loads(origin_path.read_text()) != origin:
+        state_path.unlink(missing_ok=True)  # a continued run trained on all labels further: refine its new choice
+    origin_path.write_text(json.dumps(origin))
     before = _trained_seconds(state_path)
     seconds = training_left()
     whole = record["policy_validation"]
