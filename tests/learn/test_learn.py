@@ -463,14 +463,20 @@ def test_a_value_head_alone_is_learnt_for_the_value_modes_from_another_runs_labe
     assert not (tmp_path / "o.onnx").exists()
 
 
-def test_a_model_of_lama_firsts_labels_is_refined_on_the_optimal_ones_and_the_judge_keeps_the_better(tmp_path):
+# Gripper problems (balls, seed): with a judge of a trained-on size, the policy of all labels solves it within
+# seconds, as a rule, and is refined; with one of 8 balls it does not, as a rule, and trains on.
+REFINED = ((([2, 3, 4, 5, 6], 0), ([6], 50), ([6], 70)), (([2, 3, 4, 5, 6, 7, 8], 0),))
+
+
+@pytest.mark.parametrize("problems", REFINED, ids=["judge-of-a-trained-size", "larger-judge"])
+def test_a_model_of_lama_firsts_labels_is_refined_on_the_optimal_ones_and_the_judge_keeps_the_better(tmp_path,
+                                                                                                       problems):
     """Where some problems are labelled along LAMA-first's plans, the last part of the training time trains the chosen
     model on the optimal labels alone, if its policy solved every judge problem (else training on all labels goes
     on); the refined model is kept only where the judge found it better (more solved, or as many in fewer steps),
     and both verdicts are recorded. (Gripper's labels are all expanded: the run folder of a --label-only run says
-    the largest trained-on problem was labelled along LAMA-first's plan; the judge problem is of a trained-on size,
-    so that the policy of all labels solves it within seconds and is refined, as a rule.)"""
-    for balls, seed in (([2, 3, 4, 5, 6], 0), ([6], 50), ([6], 70)):
+    the largest trained-on problem was labelled along LAMA-first's plan.)"""
+    for balls, seed in problems:
         _gripper(tmp_path / "train", balls, seed)
     domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "g.onnx"
     args = ["learn", str(domain), str(tmp_path / "train"), "-o", str(output), "--timeout", "24"]
@@ -496,6 +502,7 @@ def test_a_model_of_lama_firsts_labels_is_refined_on_the_optimal_ones_and_the_ju
     refinement = learnt["learn"]["refinement"]
     if "why" in refinement:  # the policy of all labels solved no judge problem: it trained on
         assert refinement["kept"] == "all labels" and "solved 0 of 1 judge problems" in refinement["why"]
+        assert refinement["all_labels"]["solved"] == 0 and "no refinement on the optimal labels" in result.output
         assert "training on all labels goes on" in result.output and "refining" not in result.output
         assert learnt["learn"]["judge"]["epochs"] >= refinement["all_labels"]["epochs"]  # the same training, on
         assert not (folder / "refine.safetensors").exists()

@@ -435,27 +435,40 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         raise LearnError(too_little) from None
     judged = record.get("policy_validation") or {}
     if refining and judged.get("solved", 0) < len(tasks):
-        # The optimal labels refine the length of plans; where the judge found the policy short of solving them all,
-        # the labels along LAMA-first's plans carry it (Rovers, 30 minutes: refined after 70% of the time, 21 test
-        # tasks of 30 by the model, against 26 trained all the time on all labels), and training on them goes on.
-        chosen = {"solved": judged.get("solved", 0), "steps": judged.get("steps"), "epoch": record.get("best_epoch"),
-                  "epochs": record.get("epochs")}
-        left = training_left()
-        say(f"  the chosen epoch solved {judged.get('solved', 0)}/{len(tasks)} judge problems: no refinement on the "
-            f"optimal labels (it shortens the plans of a policy that solves them all); training on all labels goes on "
-            f"for up to {_duration(max(0.0, left))}")
-        if left >= MIN_TRAIN_SECONDS:
-            config.max_seconds = _trained_seconds(state_path) + left
-            model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left),
-                                            validation=validation, validation_tasks=tasks, state_path=state_path,
-                                            started=time.perf_counter())
-        record["refinement"] = {"kept": "all labels", "all_labels": chosen,
-                                "why": f"not refined: the model of all labels solved {chosen['solved']} of "
-                                       f"{len(tasks)} judge problems at epoch {chosen['epochs']}"}
+        model, encoding, record = _train_on(model, encoding, record, data, config, validation, tasks, state_path, say,
+                                            clock, error, training_left)
     elif refining:
         model, config, record = _refine(model, config, record, recipe, labels, validation, tasks, work, clock, say,
                                         training_left)
     return model, encoding, config, record, data, tasks
+
+
+def _train_on(model, encoding, record, data, config, validation, tasks, state_path, say, clock, error, training_left):
+    """Go on training on all labels through the refinement's time, where the chosen epoch's greedy policy (of
+    ``model``) did not solve every judge problem; return (model, encoding, record), the record saying why there was
+    no refinement.
+
+    The optimal labels refine the length of plans; where the policy falls short of solving the judge problems, the
+    labels along LAMA-first's plans carry it (Rovers, 30 minutes: refined after 70% of the time, 21 test tasks of 30
+    by the model, against 26 trained all the time on all labels)."""
+    from up_gnnplan.training.loop import train
+
+    judged = record["policy_validation"]
+    chosen = {"solved": judged["solved"], "steps": judged["steps"], "epoch": record.get("best_epoch"),
+              "epochs": record.get("epochs")}
+    left = training_left()
+    say(f"  the chosen epoch solved {judged['solved']}/{len(tasks)} judge problems: no refinement on the optimal "
+        f"labels (it shortens the plans of a policy that solves them all); training on all labels goes on for up to "
+        f"{_duration(max(0.0, left))}")
+    if left >= MIN_TRAIN_SECONDS:
+        config.max_seconds = _trained_seconds(state_path) + left
+        model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left),
+                                        validation=validation, validation_tasks=tasks, state_path=state_path,
+                                        started=time.perf_counter())
+    record["refinement"] = {"kept": "all labels", "all_labels": chosen,
+                            "why": f"not refined: the model of all labels solved {chosen['solved']} of {len(tasks)} "
+                                   f"judge problems at epoch {chosen['epochs']}"}
+    return model, encoding, record
 
 
 REFINE_FILE = "refine.safetensors"  # in the run folder: the training state of the refinement on optimal labels
