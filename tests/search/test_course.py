@@ -726,3 +726,26 @@ def test_once_lama_firsts_translation_has_started_an_extension_keeps_its_reserve
     part = alone.share(0.001)
     walk(Course(task, part, alone), lefts, 0.65)
     assert part.deadline.end > alone.deadline.end - RESERVE_SHARE * 100
+
+
+def test_no_reserve_is_kept_for_a_translation_estimated_to_end_after_it_begins(task, monkeypatch):
+    """A translation still running and estimated (at 120 µs a ground action) to end after the reserve's start leaves
+    LAMA-first nothing to plan with in it: the walk on course is extended as without a translation. One estimated
+    to end before it keeps the reserve while it runs."""
+    import up_gnnplan.problems.size as size
+    from up_gnnplan.search.course import RESERVE_SHARE
+
+    lefts = list(range(100, 100 - MIN_STEPS - 1, -1))  # the forecast: about 90 of the 100 s, as above
+    for actions, kept in ((10 ** 9, False), (1000, True)):
+        monkeypatch.setattr(size, "estimate_ground_actions", lambda task, actions=actions: actions)
+        whole = Limits(100)
+        part = whole.share(0.001)
+        course = Course(task, part, whole, translate=lambda share: Translating(ends=10 ** 6), at_once="a test's reason")
+        walk(course, lefts, 0.65)
+        if kept:
+            assert part.deadline.end == pytest.approx(whole.deadline.end - RESERVE_SHARE * 100)
+            assert course.note.endswith("(to 20 s before the deadline, kept for LAMA-first)")
+        else:
+            assert part.deadline.end > whole.deadline.end - RESERVE_SHARE * 100
+            assert course.note.endswith("(none kept for LAMA-first: its translator is estimated to end after the "
+                                        "time it would keep)")
