@@ -424,15 +424,14 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         f"at most {config.policy_steps} steps each), then by {checked_on}"
         + (f"; then refined on the optimal labels alone of {len(recipe.refine)} problem(s) for the last "
            f"{_duration(refining)}" if refining else ""))
-    too_little = (f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model took "
-                  "before its first epoch: too little to train at all; give a longer --timeout (the labels are kept "
-                  f"in {work}: the same command goes on from them)")
     try:
         model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left), validation=validation,
                                         validation_tasks=tasks or None, state_path=state_path,
                                         started=time.perf_counter())
     except TimeLimitReached:  # the time ran out before the first epoch (a machine busier than the estimate)
-        raise LearnError(too_little) from None
+        raise LearnError(f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model "
+                         "took before its first epoch: too little to train at all; give a longer --timeout (the "
+                         f"labels are kept in {work}: the same command goes on from them)") from None
     judged = record.get("policy_validation") or {}
     if refining and judged.get("solved", 0) < len(tasks):
         model, encoding, record = _train_on(model, encoding, record, data, config, validation, tasks, state_path, say,
@@ -453,11 +452,9 @@ def _train_on(model, encoding, record, data, config, validation, tasks, state_pa
     by the model, against 26 trained all the time on all labels)."""
     from up_gnnplan.training.loop import train
 
-    judged = record["policy_validation"]
-    chosen = {"solved": judged["solved"], "steps": judged["steps"], "epoch": record.get("best_epoch"),
-              "epochs": record.get("epochs")}
+    chosen = _judged(record)
     left = training_left()
-    say(f"  the chosen epoch solved {judged['solved']}/{len(tasks)} judge problems: no refinement on the optimal "
+    say(f"  the chosen epoch solved {chosen['solved']}/{len(tasks)} judge problems: no refinement on the optimal "
         f"labels (it shortens the plans of a policy that solves them all); training on all labels goes on for up to "
         f"{_duration(max(0.0, left))}")
     if left >= MIN_TRAIN_SECONDS:
@@ -469,6 +466,13 @@ def _train_on(model, encoding, record, data, config, validation, tasks, state_pa
                             "why": f"not refined: the model of all labels solved {chosen['solved']} of {len(tasks)} "
                                    f"judge problems at epoch {chosen['epochs']}"}
     return model, encoding, record
+
+
+def _judged(record: dict) -> dict:
+    """What the judge found of a training's chosen epoch (its ``record``): solved, steps, the epoch and of how many."""
+    judged = record["policy_validation"]
+    return {"solved": judged["solved"], "steps": judged["steps"], "epoch": record.get("best_epoch"),
+            "epochs": record.get("epochs")}
 
 
 REFINE_FILE = "refine.safetensors"  # in the run folder: the training state of the refinement on optimal labels
@@ -487,19 +491,19 @@ def _refine(model, config, record, recipe, labels, validation, tasks, work, cloc
     from up_gnnplan.training.loop import train
 
     state_path, origin_path = work / REFINE_FILE, work / REFINE_ORIGIN
-    origin = {"epoch": record.get("best_epoch"), "epochs": record.get("epochs")}
+    whole = _judged(record)
+    origin = {"epoch": whole["epoch"], "epochs": whole["epochs"]}
     if origin_path.is_file() and json.loads(origin_path.read_text()) != origin:
         state_path.unlink(missing_ok=True)  # a continued run trained on all labels further: refine its new choice
     origin_path.write_text(json.dumps(origin))
     before = _trained_seconds(state_path)
     seconds = training_left()
-    whole = record["policy_validation"]
     if seconds < MIN_TRAIN_SECONDS and before == 0.0:
         say(f"  no refinement on the optimal labels: {max(seconds, 0.0):.1f} s of training left")
         return model, config, record
     data = Dataset.load_all(labels[name] for name in recipe.refine)
     refined_config = replace(config, judge_ties="steps", max_seconds=before + seconds)
-    say(f"refining the chosen epoch ({record.get('best_epoch')}: judge {whole['solved']}/{len(tasks)} in "
+    say(f"refining the chosen epoch ({whole['epoch']}: judge {whole['solved']}/{len(tasks)} in "
         f"{whole['steps']} steps) on the optimal labels alone: {len(data):,} states of {len(recipe.refine)} "
         f"problem(s), for up to {_duration(seconds)}; kept where its judge solves more, or as many in fewer steps")
     try:
@@ -510,15 +514,12 @@ def _refine(model, config, record, recipe, labels, validation, tasks, work, cloc
     except TimeLimitReached:
         say("  no refinement on the optimal labels: the time ran out before its first epoch")
         return model, config, record
-    found = refined_record["policy_validation"]
+    found = _judged(refined_record)
     better = (found["solved"], -found["steps"]) > (whole["solved"], -whole["steps"])
     refinement = {"problems": len(recipe.refine), "states": len(data), "kept": "refined" if better else "all labels",
-                  "all_labels": {"solved": whole["solved"], "steps": whole["steps"], "epoch": record.get("best_epoch"),
-                                 "epochs": record.get("epochs")},
-                  "refined": {"solved": found["solved"], "steps": found["steps"],
-                              "epoch": refined_record.get("best_epoch"), "epochs": refined_record.get("epochs")}}
+                  "all_labels": whole, "refined": found}
     say(f"  refined: judge {found['solved']}/{len(tasks)} in {found['steps']} steps (epoch "
-        f"{refined_record.get('best_epoch')} of {refined_record.get('epochs')}), against {whole['solved']}/{len(tasks)} "
+        f"{found['epoch']} of {found['epochs']}), against {whole['solved']}/{len(tasks)} "
         f"in {whole['steps']} on all labels: {'the refined model is' if better else 'the model of all labels is'} kept")
     if better:
         refined_record["refinement"] = refinement

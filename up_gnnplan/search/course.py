@@ -381,7 +381,6 @@ class Course:
         """Start LAMA-first's translation with :data:`BESIDE_MEMORY_SHARE` of the memory left, the walk keeping
         the rest; return whether it started (else why not is said, and no translation starts again)."""
         from up_gnnplan.errors import GnnplanError
-
         from up_gnnplan.problems.size import estimate_ground_actions
 
         headroom = self.whole.headroom_mb()
