@@ -77,6 +77,10 @@ class MemoryLimitReached(LimitReached):
     """The resident memory of the process went beyond the memory limit."""
 
 
+class Overtaken(TimeLimitReached):
+    """A solver beside this part of the solve found a plan first: its time is over (``Limits.overtaken``)."""
+
+
 def _meminfo() -> dict[str, int]:
     """Return /proc/meminfo in bytes (empty where there is none)."""
     try:
@@ -243,6 +247,9 @@ class Limits:
         self.memory_mb = default_memory_mb() if memory_mb is None else int(memory_mb)
         self.peak_mb = resident_mb()
         self._work: dict[str, Uninterruptible] = {}
+        # Another solver beside this part of the solve: ``overtaken(what)`` says why to stop at the check of
+        # ``what`` (it found a plan first), else is empty (mode auto's learned part beside LAMA-first's search).
+        self.overtaken = None
 
     def uninterruptible(self, what: str) -> "Uninterruptible":
         """Return the :class:`Uninterruptible` work ``what`` of this solve (one per name, so that a
@@ -263,9 +270,14 @@ class Limits:
         self.peak_mb = max(self.peak_mb, part.peak_mb)
 
     def check(self, what: str) -> None:
-        """Raise a :class:`LimitReached` if either limit is reached, naming ``what`` was under way."""
+        """Raise a :class:`LimitReached` if either limit is reached, naming ``what`` was under way
+        (:class:`Overtaken` where a solver beside it found a plan first: ``overtaken``)."""
         self.deadline.check(what)
         self.check_memory(what)
+        if self.overtaken is not None:
+            why = self.overtaken(what)
+            if why:
+                raise Overtaken(why)
 
     def check_memory(self, what: str) -> None:
         rss = resident_mb()

@@ -15,8 +15,8 @@ from up_gnnplan.limits import Limits
 from up_gnnplan.plugins.engine import GnnplanEngine
 from up_gnnplan.problems import Task
 from up_gnnplan.search import course as course_module
-from up_gnnplan.search.course import (CIRCLE_STEPS, CIRCLE_UNDONE, HOPELESS_FACTOR, HOPELESS_STEPS,
-                                      HOPELESS_SURE_STEPS, MIN_STEPS, SAFETY, Course, step_limit)
+from up_gnnplan.search.course import (BESIDE_MEMORY_SHARE, CIRCLE_STEPS, CIRCLE_UNDONE, HOPELESS_FACTOR,
+                                      HOPELESS_STEPS, HOPELESS_SURE_STEPS, MIN_STEPS, SAFETY, Course, step_limit)
 
 needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
                               reason="the hand-off runs LAMA-first: needs up-fast-downward")
@@ -494,6 +494,9 @@ class Translating:
             self.took = 1.5
         return self.took is not None
 
+    def done(self):  # ended without a translated task: no search starts beside the walk
+        return False
+
 
 def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_runs(task):
     whole = Limits(3)  # the forecast, SAFETY x 50 x 0.1 s = 7.5 s, does not fit in the time left
@@ -749,3 +752,38 @@ def test_no_reserve_is_kept_for_a_translation_estimated_to_end_after_it_begins(t
             assert part.deadline.end > whole.deadline.end - RESERVE_SHARE * 100
             assert course.note.endswith("(none kept for LAMA-first: its translator is estimated to end after the "
                                         "time it would keep)")
+
+
+class Translated(Translating):
+    """A translation started with the walk that has ended with the translated task; records searches beside it."""
+
+    def __init__(self):
+        super().__init__(ends=1)
+        self.searches = []
+
+    def done(self):
+        return True
+
+    def search_beside(self, limits, memory_share):
+        self.searches.append(memory_share)
+        return type("Beside", (), {"overtaken": lambda self, what: ""})()
+
+
+@pytest.mark.parametrize("free", [True, False])
+def test_lama_firsts_search_starts_beside_the_walk_once_the_translator_ends_where_a_core_is_free(task, monkeypatch,
+                                                                                                    free):
+    """The translator started with the walk ends: where a core is free LAMA-first's search starts beside the walk
+    with half the memory left, the walk keeping the rest, and its ``overtaken`` is the walk's limits'; else the log
+    says why it did not start."""
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: free)
+    whole, said = Limits(60, memory_mb=4000), []
+    part = whole.share(0.5)
+    translation = Translated()
+    course = Course(task, part, whole, translate=lambda share: translation, at_once="a test",
+                    say=lambda level, text: said.append(text))
+    course.observe(3, task.initial_state())
+    assert translation.searches == ([BESIDE_MEMORY_SHARE] if free else [])
+    assert (part.overtaken is not None) is free and (part.memory_mb < whole.memory_mb) is free
+    words = ("LAMA-first searches beside the walk from the initial state from step 3" if free else
+             "LAMA-first's search not started beside the walk at step 3: no core is free")
+    assert any(words in text for text in said), said

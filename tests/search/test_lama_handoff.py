@@ -325,3 +325,77 @@ def test_the_hand_off_translates_again_where_the_translation_beside_the_walk_ran
     beside.process.returncode = 22  # as Fast Downward's translator out of memory
     result, from_walk = lama.lama_first_from(task, limits, None, 0.5, translation=beside)
     assert result.solved and not from_walk, result.message
+
+
+@needs_fd
+def test_lama_firsts_search_beside_the_walk_stops_the_learned_part_and_the_hand_off_takes_its_plan(monkeypatch):
+    """The translator started with the walk has ended and a core is free: LAMA-first searches the translated task
+    from the initial state beside the walk, with half the memory left. Once it has a plan the learned part's next
+    check stops it (Overtaken), and the hand-off returns that plan without searching again."""
+    from up_gnnplan.limits import Overtaken
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search import course as course_module
+    from up_gnnplan.search import lama
+    from up_gnnplan.states.successors import is_goal
+
+    task = Task.from_files(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+    whole = Limits(60, memory_mb=4000)
+    part = whole.share(0.5)
+    said = []
+    monkeypatch.setattr(course_module, "translate_at_once", lambda *args, **kwargs: "")
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: True)
+    course = course_module.Course(task, part, whole, translate=lambda share: lama.Translation(task, whole, share),
+                                  at_once="a test", say=lambda level, text: said.append(text))
+    translation = course.translation
+    assert translation is not None and part.memory_mb < whole.memory_mb  # the translator has half the memory left
+    translation.wait(whole)
+    course.observe(1, task.initial_state())
+    assert translation.beside is not None, said
+    assert any("LAMA-first searches beside the walk from the initial state from step 1" in text for text in said)
+    assert part.memory_mb < whole.memory_mb  # the search has half the memory left, the walk the rest
+    deadline = time.perf_counter() + 30
+    while not translation.beside.planned() and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    with pytest.raises(Overtaken, match="before step 2: LAMA-first, searching beside it, found a plan"):
+        part.check("before step 2")
+    whole.check("the hand-off")  # the solve's own limits are not overtaken
+    result, from_walk = lama.lama_first_from(task, whole, task.initial_state(), 0.5, translation)
+    assert result.solved and not from_walk and result is translation.beside.found
+    assert "searched beside the walk from the initial state" in result.message
+    state = task.initial_state()
+    for action in result.actions:
+        state = action.apply(state)
+    assert is_goal(task, state)
+    folder = Path(translation.folder.name)
+    translation.stop()
+    assert translation.beside.process.poll() is not None and not folder.exists()
+
+
+class _Planned:
+    """A search beside that has found a plan."""
+
+    name = "LAMA-first"
+
+    def planned(self):
+        return True
+
+
+@needs_fd
+def test_a_search_is_stopped_where_the_search_beside_it_found_a_plan_first(tmp_path):
+    """The hand-off's search from the walk's state polls the search beside it: once that has a plan, it is
+    killed and gives up, saying why."""
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search import lama
+
+    task = Task.from_files(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+    limits = Limits(60)
+    translation = lama.Translation(task, limits)
+    try:
+        assert translation.translated(limits) is None
+        began = time.perf_counter()
+        result = lama._search_sas(task, limits, translation.folder.name, "output.sas", "LAMA-first", None,
+                                  rival=_Planned())
+        assert not result.solved and result.message == "stopped: LAMA-first found a plan first"
+        assert time.perf_counter() - began < 5
+    finally:
+        translation.stop()

@@ -205,10 +205,12 @@ class Course:
             self.record(step, self.left(state), time.perf_counter())
         if self.translation is not None and not self.handed and self.translation.poll():
             if self.beside:
-                self._translated(step)
+                walks_on = self._translated(step)
             else:  # started at once, ended before the walk needed it: its memory is the walk's again
-                self.handed = True
+                self.handed, walks_on = True, True
                 self.part.memory_mb = self.memory_mb
+            if walks_on:  # (a walk that hands over now has LAMA-first search from its state first)
+                self._search_beside(step)
 
     def awaited(self, step: int, max_steps: int) -> int:
         """Return the step limit after ``step`` steps: ``max_steps``, or, once FF's trial beside the walk
@@ -397,6 +399,32 @@ class Course:
             self.part.memory_mb = int(resident_mb() + (1 - BESIDE_MEMORY_SHARE) * headroom)
         return True
 
+    def _search_beside(self, step: int) -> None:
+        """LAMA-first's translator has ended after ``step`` steps: where it wrote the translated task and a core is
+        free, start LAMA-first's search of it from the initial state beside the walk
+        (:class:`~up_gnnplan.search.lama.BesideSearch`) with :data:`BESIDE_MEMORY_SHARE` of the memory left; the
+        walk, and the learned fallback after it, stop where it finds a plan first (the part's ``overtaken``)."""
+        from up_gnnplan.errors import GnnplanError
+        from up_gnnplan.limits import resident_mb
+        from up_gnnplan.search.ff import free_core
+
+        if not self.translation.done() or self.whole.deadline.passed():
+            return
+        if not free_core():
+            self.say("info", f"LAMA-first's search not started beside the walk at step {step}: no core is free")
+            return
+        headroom = self.whole.headroom_mb()
+        try:
+            search = self.translation.search_beside(self.whole, BESIDE_MEMORY_SHARE)
+        except GnnplanError as error:  # a limit reached, too little memory left: the hand-off says so
+            self.say("info", f"LAMA-first's search not started beside the walk: {error}")
+            return
+        if headroom is not None:
+            self.part.memory_mb = int(resident_mb() + (1 - BESIDE_MEMORY_SHARE) * headroom)
+        self.part.overtaken = search.overtaken
+        self.say("info", f"LAMA-first searches beside the walk from the initial state from step {step} (its "
+                         f"translator ended after {self.translation.took:.1f} s; a core is free)")
+
     def _beside_translation(self, step: int, whole: float, words: str) -> None:
         """On course after ``step`` steps (``words``) but too slow for the ``whole`` seconds the solve has left: start
         LAMA-first's translation, once (unless it started at once), and extend the share to the solve's deadline
@@ -414,10 +442,10 @@ class Course:
         self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
                                "it walks on while LAMA-first's translator runs beside it")
 
-    def _translated(self, step: int) -> None:
+    def _translated(self, step: int) -> bool:
         """LAMA-first's translator, beside the walk, has ended after ``step`` steps: the walk hands over now, unless
         it is on course and its forecast now fits in the time the solve has left (it walks on to it, judged again
-        there as any extension; the translation waits for the hand-off)."""
+        there as any extension; the translation waits for the hand-off). Return whether the walk goes on."""
         self.handed = True
         now, whole = time.perf_counter(), self.whole.deadline.remaining()
         ended = f"LAMA-first's translator ended after {self.translation.took:.1f} s"
@@ -428,9 +456,10 @@ class Course:
                 self.part.deadline.extend_to(end)
                 self.extensions.append(f"{ended}; on course after {step} steps ({forecast[2]}): the walk goes on for "
                                        f"{end - now:.1f} s{kept}")
-                return
+                return True
         self.part.deadline.extend_to(now)
         self.extensions.append(f"{ended}: the walk hands over after {step} steps")
+        return False
 
     def more_steps(self, step: int) -> int:
         """Return the steps to add to a step limit the walk has reached after ``step`` steps: the

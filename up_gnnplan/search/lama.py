@@ -60,6 +60,9 @@ KILLED_CODES = (-signal.SIGKILL, 256 - signal.SIGKILL)
 _PLANNER_TIME = re.compile(r"Planner time: ([\d.]+)s")
 
 POLL_SECONDS = 0.02
+# The share of the memory left that the hand-off's search from the walk's state takes where LAMA-first's search
+# from the initial state runs beside it (:class:`BesideSearch`, started with a share of the memory left then).
+RIVAL_MEMORY_SHARE = 0.5
 # Kept free of Fast Downward's memory: its driver (a Python process outside the limit it sets on
 # its translator and search).
 DRIVER_MB = 64
@@ -198,6 +201,7 @@ class Translation:
         self.began = time.perf_counter()
         self.took: float | None = None  # seconds, once it ended
         self.process = _start(self.command, self.folder.name)
+        self.beside: BesideSearch | None = None  # LAMA-first's search of it beside the walk (:meth:`search_beside`)
 
     def poll(self) -> bool:
         """Return whether the translator has ended, without waiting."""
@@ -230,15 +234,81 @@ class Translation:
         :meth:`translated` said it is there); its plan from the initial state."""
         return _search_sas(self.task, limits, self.folder.name, "output.sas", PLANNERS[alias], None, alias)
 
+    def done(self) -> bool:
+        """Whether the translator has ended and written ``output.sas``."""
+        return self.poll() and self.process.returncode == 0 and (Path(self.folder.name) / "output.sas").is_file()
+
+    def search_beside(self, limits: Limits, memory_share: float) -> BesideSearch:
+        """Start LAMA-first's search of the translated task (:meth:`done`) from the initial state, in a process
+        group of its own, within the time left under ``limits`` and ``memory_share`` of the memory left."""
+        self.beside = BesideSearch(self, limits, memory_share)
+        return self.beside
+
     def short_of_memory(self) -> bool:
         """Whether the translator has ended for want of memory, or was killed (its share of the memory beside the
         walk may have been too small: a translation with all the memory left may succeed)."""
         return self.poll() and self.process.returncode in MEMORY_CODES + KILLED_CODES
 
     def stop(self) -> None:
+        if self.beside is not None:
+            self.beside.stop()
         if self.process.poll() is None:
             _kill(self.process)
         self.folder.cleanup()
+
+
+class BesideSearch:
+    """LAMA-first's search of a :class:`Translation` from the task's initial state, run while mode auto's learned
+    part goes on (:class:`~up_gnnplan.search.course.Course` starts it where the translator started with the walk
+    has ended and a core is free): where it finds a plan first, the learned part stops and the plan is the solve's
+    (the limits' ``overtaken`` asks :meth:`overtaken` at every check); where the learned part hands over first,
+    the hand-off searches from the walk's state while this goes on, and then waits for it (:func:`lama_first_from`).
+
+    Hard-lower Satellite (55 satellites): the translator takes 35 s and LAMA-first's search 5 more; the walk,
+    judged on course, went on to the deadline without reaching the goal, and the search from the initial state,
+    which alone would have solved the task, never ran."""
+
+    PLAN, LOG = "plan-beside", "log-beside"
+
+    def __init__(self, translation: Translation, limits: Limits, memory_share: float):
+        self.task, self.name, self.folder = translation.task, translation.name, translation.folder.name
+        self.command = _driver_command(limits, self.name, NO_FAST_DOWNWARD, memory_share) + [
+            "--plan-file", self.PLAN, "--alias", "lama-first", "output.sas"]
+        self.began = time.perf_counter()
+        self.process = _start(self.command, self.folder, self.LOG)
+        self.found: SearchResult | None = None  # its plan, once read (:meth:`result`)
+
+    def planned(self) -> bool:
+        """Whether the search has ended with a plan, without waiting."""
+        return (self.process.poll() is not None and self.process.returncode in SUCCESS_CODES
+                and (Path(self.folder) / self.PLAN).is_file())
+
+    def overtaken(self, what: str) -> str:
+        """Why the learned part should stop at ``what`` (a :class:`~up_gnnplan.limits.Limits` check): this search
+        found a plan; empty while it has not."""
+        return f"{what}: {self.name}, searching beside it, found a plan" if self.planned() else ""
+
+    def result(self, limits: Limits) -> SearchResult:
+        """The search's result once it has ended (:meth:`planned`, or :meth:`wait`): its plan from the initial
+        state (kept in ``found``), or why there is none."""
+        result = _outcome(self.task, limits, self.command, self.process.returncode, Path(self.folder) / self.LOG,
+                          Path(self.folder) / self.PLAN, self.name, None, self.began)
+        result.message = f"{result.message}, searched beside the walk from the initial state"
+        if result.solved:
+            self.found = result
+        return result
+
+    def wait(self, limits: Limits) -> SearchResult:
+        """Wait for the search within ``limits``; return :meth:`result`, or the limit's result."""
+        try:
+            _wait(self.process, limits, self.name)
+        except LimitReached as error:
+            return stopped(error, [], 0.0, 0, 0, limits)
+        return self.result(limits)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            _kill(self.process)
 
 
 def lama_first_from(task, limits: Limits, start, share: float,
@@ -273,18 +343,27 @@ def lama_first_from(task, limits: Limits, start, share: float,
                 if status is Status.TIMEOUT:  # its limit was the time the solve had left when it started
                     message = f"time limit of {limits.deadline.said} s reached: {message}"
                 return SearchResult(status, seconds=time.perf_counter() - began, message=message), False
+            beside = translation.beside
+            if beside is not None and beside.planned():
+                return beside.result(limits), False
             patched = None if start is None else start_sas(translated.read_text(), task, start)
             if patched is not None:
                 (Path(folder) / "start.sas").write_text(patched)
                 part = limits.share(share)
-                try:
-                    result = _search_sas(task, part, folder, "start.sas", name, start)
+                try:  # beside a search from the initial state, with the memory it left
+                    result = _search_sas(task, part, folder, "start.sas", name, start, rival=beside,
+                                         memory_share=1.0 if beside is None else RIVAL_MEMORY_SHARE)
                 except InternalError:  # the search refused the patched task: from the initial state instead
                     result = SearchResult(Status.GAVE_UP)
                 limits.absorb(part)
+                if beside is not None and beside.planned():
+                    return beside.result(limits), False
                 if result.solved or limits.deadline.passed():
                     return result, True
-            result = _search_sas(task, limits, folder, "output.sas", name, None)
+            if beside is not None:  # it searches from the initial state already
+                result = beside.wait(limits)
+            else:
+                result = _search_sas(task, limits, folder, "output.sas", name, None)
             result.message = "; ".join(filter(None, [
                 None if patched is None else "none from the walk's state in its share", result.message]))
             return result, False
@@ -295,25 +374,39 @@ def lama_first_from(task, limits: Limits, start, share: float,
 
 
 def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start,
-                alias: str = "lama-first") -> SearchResult:
+                alias: str = "lama-first", rival: BesideSearch | None = None, memory_share: float = 1.0) -> SearchResult:
     """Run the search of Fast Downward's ``alias`` (LAMA-first's by default) on the translated task ``sas`` in
-    ``folder`` within ``limits``; its plan is read from ``start`` (None: the initial state)."""
+    ``folder`` within ``limits`` (``memory_share`` of the memory left); its plan is read from ``start`` (None: the
+    initial state). It is stopped where ``rival``, a search beside it, finds a plan first (a result without one)."""
     began = time.perf_counter()
     try:
-        command = _driver_command(limits, name, NO_FAST_DOWNWARD)
+        command = _driver_command(limits, name, NO_FAST_DOWNWARD, memory_share)
         options = SEARCHES.get(alias)
         command += ["--plan-file", "plan", *([] if options else ["--alias", alias]), sas, *(options or [])]
         (Path(folder) / "plan").unlink(missing_ok=True)
-        return _planned(task, limits, command, folder, name, start, began)
+        return _planned(task, limits, command, folder, name, start, began, rival)
     except LimitReached as error:
         return stopped(error, [], 0.0, 0, 0, limits)
 
 
-def _planned(task, limits: Limits, command: list[str], folder: str, name: str, start, began: float) -> SearchResult:
+def _planned(task, limits: Limits, command: list[str], folder: str, name: str, start, began: float,
+             rival: BesideSearch | None = None) -> SearchResult:
     """Run Fast Downward's ``command`` in ``folder``; return its plan (the file ``plan`` there, replayed from
-    ``start``, None: the initial state) as a SOLVED result, or why there is none, with its counters."""
-    code, log = _run(command, limits, folder, name)
-    plan_file = Path(folder) / "plan"
+    ``start``, None: the initial state) as a SOLVED result, or why there is none, with its counters; stopped
+    (GAVE_UP) where ``rival`` found a plan first."""
+    process = _start(command, folder)
+    code = _wait(process, limits, name, rival)
+    if code is None:
+        return SearchResult(Status.GAVE_UP, seconds=time.perf_counter() - began,
+                            message=f"stopped: {rival.name} found a plan first")
+    return _outcome(task, limits, command, code, Path(folder) / "log", Path(folder) / "plan", name, start, began)
+
+
+def _outcome(task, limits: Limits, command: list[str], code: int, log_file: Path, plan_file: Path, name: str, start,
+             began: float) -> SearchResult:
+    """The result of Fast Downward's ``command``, ended with exit code ``code``: its plan (``plan_file``, replayed
+    from ``start``) as a SOLVED result, or why there is none (read from ``log_file``), with its counters."""
+    log = log_file.read_text(errors="replace")
     steps = _read_plan(plan_file) if code in SUCCESS_CODES and plan_file.is_file() else None
     counts = {key: int(found[-1]) if found else 0
               for key, found in (("expanded", _EXPANDED.findall(log)), ("evaluated", _EVALUATED.findall(log)))}
@@ -405,30 +498,24 @@ def _driver_command(limits: Limits, name: str, missing: str, memory_share: float
     return command
 
 
-def _run(command: list[str], limits: Limits, folder: str, name: str) -> tuple[int, str]:
-    """Run Fast Downward in ``folder`` in a process group of its own; return its exit code and log.
-
-    The group is killed when the solve's deadline, less the plan's reserve, passes (Fast Downward's
-    own limit counts CPU seconds, which a loaded machine makes longer in wall-clock time), and when
-    this process is interrupted.
-    """
-    return _wait(_start(command, folder), limits, name), (Path(folder) / "log").read_text(errors="replace")
-
-
-def _start(command: list[str], folder: str) -> subprocess.Popen:
-    """Start ``command`` in ``folder`` in a process group of its own, its output into the file ``log`` there."""
-    with (Path(folder) / "log").open("wb") as log:
+def _start(command: list[str], folder: str, log_name: str = "log") -> subprocess.Popen:
+    """Start ``command`` in ``folder`` in a process group of its own, its output into the file ``log_name`` there."""
+    with (Path(folder) / log_name).open("wb") as log:
         return subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
 
 
-def _wait(process: subprocess.Popen, limits: Limits, name: str) -> int:
+def _wait(process: subprocess.Popen, limits: Limits, name: str, rival: BesideSearch | None = None) -> int | None:
     """Wait until ``process`` ends; kill its group when the deadline of ``limits``, less the plan's reserve,
-    passes (:class:`TimeLimitReached`) or this process is interrupted. Return its exit code."""
+    passes (:class:`TimeLimitReached`: Fast Downward's own limit counts CPU seconds, which a loaded machine makes
+    longer in wall-clock time) or this process is interrupted. Return its exit code; None where ``rival``, a
+    search beside it, found a plan first (``process`` is then killed)."""
     remaining = limits.deadline.remaining()
     stop = None if remaining is None else time.perf_counter() + remaining - reserve(remaining)
     try:
         while process.poll() is None:
+            if rival is not None and rival.planned():
+                return None
             if stop is not None and time.perf_counter() > stop:
                 _kill(process)
                 raise TimeLimitReached(f"time limit of {limits.deadline.said} s reached while {name} "

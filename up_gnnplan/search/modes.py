@@ -124,7 +124,8 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     # With the hand-off, the learned part (the policy and the learned search) has its share of the
     # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
     result, walk, translation = _learned_part(job, mode, searches, task, model, handoff)
-    found_by = "learned"
+    beside = None if translation is None or translation.beside is None else translation.beside.found
+    found_by = "lama-first" if beside is not None and result is beside else "learned"
     try:
         if handoff and result.status is Status.GAVE_UP:
             result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None, translation)
@@ -238,6 +239,14 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
         began = time.perf_counter()
         result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
                                        inputs=inputs, **kwargs)
+        beside = None if result.solved else _found_beside(translations)
+        if beside is not None:  # LAMA-first's search beside it found a plan first
+            result.status = Status.GAVE_UP
+            _say_result(job, search.name, result, search.counts, began)
+            found = beside.found or beside.result(limits)
+            _say_result(job, "lama-first", found, "expansions", beside.began,
+                        "(beside the learned part, from the initial state)")
+            return found, (walk if walk is not None or search.counts != "steps" else result)
         if part is not limits:
             limits.absorb(part)
             if result.status is Status.TIMEOUT and not limits.deadline.passed():
@@ -261,6 +270,12 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
             job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
             break
     return result, walk
+
+
+def _found_beside(translations: list):
+    """LAMA-first's search beside the learned part (:class:`~up_gnnplan.search.lama.BesideSearch`), where it has
+    ended with a plan; else None."""
+    return next((t.beside for t in translations if t.beside is not None and t.beside.planned()), None)
 
 
 def _handoff_share(params: dict, model, say) -> float:
