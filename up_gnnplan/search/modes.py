@@ -241,6 +241,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                                        inputs=inputs, **kwargs)
         beside = None if result.solved else _found_beside(translations)
         if beside is not None:  # LAMA-first's search beside it found a plan first
+            if part is not limits:
+                limits.absorb(part)
             result.status = Status.GAVE_UP
             _say_result(job, search.name, result, search.counts, began)
             found = beside.found or beside.result(limits)
