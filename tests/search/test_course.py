@@ -716,15 +716,23 @@ def test_a_hopeless_walk_hands_over_to_the_translation_started_at_once(task, mon
 
 
 def test_once_lama_firsts_translation_has_started_an_extension_keeps_its_reserve(task):
+    """The reserve is kept for a translation that has written the translated task; not for one that ended without
+    it (its memory share too small: the hand-off would translate again)."""
     from up_gnnplan.search.course import RESERVE_SHARE
 
     lefts = list(range(100, 100 - MIN_STEPS - 1, -1))  # the forecast: SAFETY x 92 x 0.65 s, about 90 of the 100 s
     whole = Limits(100)
     part = whole.share(0.001)
-    course = Course(task, part, whole, translate=lambda share: Translating(ends=1), at_once="a test's reason")
+    course = Course(task, part, whole, translate=lambda share: Translated(), at_once="a test's reason")
     walk(course, lefts, 0.65)
     assert part.deadline.end == pytest.approx(whole.deadline.end - RESERVE_SHARE * 100)
     assert course.note.endswith("(to 20 s before the deadline, kept for LAMA-first)")
+    failed = Limits(100)
+    part = failed.share(0.001)
+    course = Course(task, part, failed, translate=lambda share: Translating(ends=1), at_once="a test's reason")
+    walk(course, lefts, 0.65)
+    assert part.deadline.end > failed.deadline.end - RESERVE_SHARE * 100
+    assert course.note.endswith("(none kept for LAMA-first: its translator ended without a translated task)")
     alone = Limits(100)  # no translation: the extension may run to the forecast
     part = alone.share(0.001)
     walk(Course(task, part, alone), lefts, 0.65)

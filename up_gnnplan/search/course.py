@@ -357,13 +357,19 @@ class Course:
 
         A translation estimated to end after the reserve's start leaves LAMA-first nothing to plan with in it:
         hard-lower Transport (108 packages; the translator alone takes 89 s), the walk on course with 4 of 108
-        goal literals left was held 12 s before the deadline, where it needed about 6 s more."""
+        goal literals left was held 12 s before the deadline, where it needed about 6 s more. So does one that
+        ended without a translated task (its share of the memory beside the walk too small; the hand-off would
+        translate again): hard-tier Blocksworld (488 blocks), the translator ended after 36.6 s, the walk on course
+        was held 12 s before the deadline after 1,594 steps, where alone it reaches the goal at step 1,786, at
+        about 30 ms a step."""
         end = min(now + seconds, self.whole.deadline.end)
         if self.translation is None or self.whole.deadline.seconds is None:
             return end, ""
         reserve = RESERVE_SHARE * self.whole.deadline.seconds
         if end <= self.whole.deadline.end - reserve:
             return end, ""
+        if self.translation.poll() and not self.translation.done():
+            return end, " (none kept for LAMA-first: its translator ended without a translated task)"
         if self.due is not None and self.due > self.whole.deadline.end - reserve and not self.translation.poll():
             return end, " (none kept for LAMA-first: its translator is estimated to end after the time it would keep)"
         return self.whole.deadline.end - reserve, f" (to {reserve:.0f} s before the deadline, kept for LAMA-first)"
