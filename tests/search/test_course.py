@@ -485,8 +485,9 @@ def test_a_walk_going_round_in_circles_stops_and_the_learned_fallback_goes_on_fr
 class Translating:
     """LAMA-first's translation beside the walk, as the course sees it: it ends at its ``ends``-th poll."""
 
-    def __init__(self, ends: int = 2):
-        self.ends, self.polls, self.took = ends, 0, None
+    def __init__(self, ends: int = 2, translated: bool = True):
+        self.ends, self.polls, self.took, self.translated = ends, 0, None, translated
+        self.searches = []
 
     def poll(self):
         self.polls += 1
@@ -494,8 +495,12 @@ class Translating:
             self.took = 1.5
         return self.took is not None
 
-    def done(self):  # ended without a translated task: no search starts beside the walk
-        return False
+    def done(self):  # ended, with a translated task unless ``translated`` is False (its memory share too small)
+        return self.took is not None and self.translated
+
+    def search_beside(self, limits, memory_share):  # recorded; it never finds a plan
+        self.searches.append(memory_share)
+        return type("Beside", (), {"overtaken": lambda self, what: ""})()
 
 
 def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_runs(task):
@@ -518,7 +523,8 @@ def test_a_walk_on_course_but_too_slow_walks_on_while_lama_firsts_translator_run
                                   f"{2 * MIN_STEPS + 2} steps")
 
 
-def test_a_walk_whose_forecast_fits_when_the_translator_ends_walks_on_to_it(task):
+def test_a_walk_whose_forecast_fits_when_the_translator_ends_walks_on_to_it(task, monkeypatch):
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: False)  # no search beside the walk
     whole = Limits(3)
     part = whole.share(0.001)
     course = Course(task, part, whole, translate=lambda share: Translating(ends=1))
@@ -622,7 +628,8 @@ def test_a_walk_that_reaches_the_goal_beside_the_translator_stops_it(task, monke
     assert len(made) == 1 and stopped(made[0])
 
 
-def test_a_translation_started_at_once_leaves_the_walk_as_it_was_when_it_ends_first(task):
+def test_a_translation_started_at_once_leaves_the_walk_as_it_was_when_it_ends_first(task, monkeypatch):
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: False)  # no search beside the walk
     whole = Limits(100, memory_mb=4000)
     part = whole.share(0.5)
     said, started = [], []
@@ -729,7 +736,8 @@ def test_once_lama_firsts_translation_has_started_an_extension_keeps_its_reserve
     assert course.note.endswith("(to 20 s before the deadline, kept for LAMA-first)")
     failed = Limits(100)
     part = failed.share(0.001)
-    course = Course(task, part, failed, translate=lambda share: Translating(ends=1), at_once="a test's reason")
+    course = Course(task, part, failed, translate=lambda share: Translating(ends=1, translated=False),
+                    at_once="a test's reason")
     walk(course, lefts, 0.65)
     assert part.deadline.end > failed.deadline.end - RESERVE_SHARE * 100
     assert course.note.endswith("(none kept for LAMA-first: its translator ended without a translated task)")
@@ -763,18 +771,10 @@ def test_no_reserve_is_kept_for_a_translation_estimated_to_end_after_it_begins(t
 
 
 class Translated(Translating):
-    """A translation started with the walk that has ended with the translated task; records searches beside it."""
+    """A translation started with the walk that has ended with the translated task."""
 
     def __init__(self):
         super().__init__(ends=1)
-        self.searches = []
-
-    def done(self):
-        return True
-
-    def search_beside(self, limits, memory_share):
-        self.searches.append(memory_share)
-        return type("Beside", (), {"overtaken": lambda self, what: ""})()
 
 
 @pytest.mark.parametrize("free", [True, False])
@@ -795,3 +795,20 @@ def test_lama_firsts_search_starts_beside_the_walk_once_the_translator_ends_wher
     words = ("LAMA-first searches beside the walk from the initial state from step 3" if free else
              "LAMA-first's search not started beside the walk at step 3: no core is free")
     assert any(words in text for text in said), said
+
+
+def test_a_walk_beside_a_translator_that_ended_without_a_translated_task_goes_on_to_the_deadline(task):
+    """On course but too slow, the walk goes on beside LAMA-first's translator; the translator ends without a
+    translated task (its memory share too small): the walk keeps the time to the deadline instead of handing
+    over to a translation that would have to start again."""
+    whole = Limits(3)
+    part = whole.share(0.001)
+    course = Course(task, part, whole, translate=lambda share: Translating(translated=False))
+    walk(course, [70 - i for i in range(2 * MIN_STEPS + 1)][:-1] + [50], 0.1)
+    assert course.translating
+    state = Holding(course, range(course.total))
+    course.observe(2 * MIN_STEPS + 1, state)  # the first poll: still translating
+    course.observe(2 * MIN_STEPS + 2, state)  # ended, without output.sas (Translating.done)
+    assert part.deadline.end == whole.deadline.end and not part.deadline.passed()
+    assert course.note.startswith("LAMA-first's translator ended after 1.5 s without a translated task: the walk "
+                                  "goes on to the deadline")

@@ -451,10 +451,17 @@ class Course:
     def _translated(self, step: int) -> bool:
         """LAMA-first's translator, beside the walk, has ended after ``step`` steps: the walk hands over now, unless
         it is on course and its forecast now fits in the time the solve has left (it walks on to it, judged again
-        there as any extension; the translation waits for the hand-off). Return whether the walk goes on."""
+        there as any extension; the translation waits for the hand-off). A translator that ended without a translated
+        task (its memory share too small) leaves the walk the time to the deadline: hard-tier Blocksworld (488
+        blocks), the translator ended after 39.4 s, and the walk, on course, handed over to a translation that
+        could not end again in the 20 s left. Return whether the walk goes on."""
         self.handed = True
         now, whole = time.perf_counter(), self.whole.deadline.remaining()
         ended = f"LAMA-first's translator ended after {self.translation.took:.1f} s"
+        if not self.translation.done():  # LAMA-first would have to translate again: the walk keeps the time
+            self.part.deadline.extend_to(self.whole.deadline.end)
+            self.extensions.append(f"{ended} without a translated task: the walk goes on to the deadline")
+            return True
         forecast = self.forecast()
         if forecast is not None and whole is not None and forecast[1] <= whole and not self._past_cap(step, forecast[0]):
             end, kept = self._extension_end(now, forecast[1])
