@@ -399,11 +399,16 @@ class Course:
             self.translate = None
             return False
         self.due = time.perf_counter() + estimate_ground_actions(self.task) * TRANSLATOR_SECONDS_PER_ACTION
-        if headroom is not None:  # the walk and the translator each take a share of the memory left
+        self._walk_keeps(headroom)  # the walk and the translator each take a share of the memory left
+        return True
+
+    def _walk_keeps(self, headroom: float | None) -> None:
+        """Hold the walk to its share of the ``headroom`` (the memory left) beside LAMA-first's translator or search,
+        which has :data:`BESIDE_MEMORY_SHARE` of it."""
+        if headroom is not None:
             from up_gnnplan.limits import resident_mb
 
             self.part.memory_mb = int(resident_mb() + (1 - BESIDE_MEMORY_SHARE) * headroom)
-        return True
 
     def _search_beside(self, step: int) -> None:
         """LAMA-first's translator has ended after ``step`` steps: where it wrote the translated task and a core is
@@ -411,7 +416,6 @@ class Course:
         (:class:`~up_gnnplan.search.lama.BesideSearch`) with :data:`BESIDE_MEMORY_SHARE` of the memory left; the
         walk, and the learned fallback after it, stop where it finds a plan first (the part's ``overtaken``)."""
         from up_gnnplan.errors import GnnplanError
-        from up_gnnplan.limits import resident_mb
         from up_gnnplan.search.ff import free_core
 
         if not self.translation.done() or self.whole.deadline.passed():
@@ -425,8 +429,7 @@ class Course:
         except GnnplanError as error:  # a limit reached, too little memory left: the hand-off says so
             self.say("info", f"LAMA-first's search not started beside the walk: {error}")
             return
-        if headroom is not None:
-            self.part.memory_mb = int(resident_mb() + (1 - BESIDE_MEMORY_SHARE) * headroom)
+        self._walk_keeps(headroom)
         self.part.overtaken = search.overtaken
         self.say("info", f"LAMA-first searches beside the walk from the initial state from step {step} (its "
                          f"translator ended after {self.translation.took:.1f} s; a core is free)")

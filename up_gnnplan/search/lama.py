@@ -272,8 +272,7 @@ class BesideSearch:
 
     def __init__(self, translation: Translation, limits: Limits, memory_share: float):
         self.task, self.name, self.folder = translation.task, translation.name, translation.folder.name
-        self.command = _driver_command(limits, self.name, NO_FAST_DOWNWARD, memory_share) + [
-            "--plan-file", self.PLAN, "--alias", "lama-first", "output.sas"]
+        self.command = _search_command(limits, self.name, "output.sas", "lama-first", self.PLAN, memory_share)
         self.began = time.perf_counter()
         self.process = _start(self.command, self.folder, self.LOG)
         self.found: SearchResult | None = None  # its plan, once read (:meth:`result`)
@@ -290,7 +289,9 @@ class BesideSearch:
 
     def result(self, limits: Limits) -> SearchResult:
         """The search's result once it has ended (:meth:`planned`, or :meth:`wait`): its plan from the initial
-        state (kept in ``found``), or why there is none."""
+        state (kept in ``found``, and given again), or why there is none."""
+        if self.found is not None:
+            return self.found
         result = _outcome(self.task, limits, self.command, self.process.returncode, Path(self.folder) / self.LOG,
                           Path(self.folder) / self.PLAN, self.name, None, self.began)
         result.message = f"{result.message}, searched beside the walk from the initial state"
@@ -380,13 +381,19 @@ def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start,
     initial state). It is stopped where ``rival``, a search beside it, finds a plan first (a result without one)."""
     began = time.perf_counter()
     try:
-        command = _driver_command(limits, name, NO_FAST_DOWNWARD, memory_share)
-        options = SEARCHES.get(alias)
-        command += ["--plan-file", "plan", *([] if options else ["--alias", alias]), sas, *(options or [])]
+        command = _search_command(limits, name, sas, alias, "plan", memory_share)
         (Path(folder) / "plan").unlink(missing_ok=True)
         return _planned(task, limits, command, folder, name, start, began, rival)
     except LimitReached as error:
         return stopped(error, [], 0.0, 0, 0, limits)
+
+
+def _search_command(limits: Limits, name: str, sas: str, alias: str, plan: str, memory_share: float) -> list[str]:
+    """Return the command line of the search of Fast Downward's ``alias`` on the translated task ``sas``, its plan
+    into the file ``plan``, within the time left under ``limits`` and ``memory_share`` of the memory left."""
+    options = SEARCHES.get(alias)
+    return _driver_command(limits, name, NO_FAST_DOWNWARD, memory_share) + [
+        "--plan-file", plan, *([] if options else ["--alias", alias]), sas, *(options or [])]
 
 
 def _planned(task, limits: Limits, command: list[str], folder: str, name: str, start, began: float,

@@ -245,7 +245,7 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
                 limits.absorb(part)
             result.status = Status.GAVE_UP
             _say_result(job, search.name, result, search.counts, began)
-            found = beside.found or beside.result(limits)
+            found = beside.result(limits)
             _say_result(job, "lama-first", found, "expansions", beside.began,
                         "(beside the learned part, from the initial state)")
             return found, (walk if walk is not None or search.counts != "steps" else result)
