@@ -309,6 +309,19 @@ def test_a_hopeless_walk_stops_at_once_and_says_why(task):
     assert course_module.limit_note(None, 500) == "step limit of 500 reached"
 
 
+
+@pytest.mark.parametrize("took, hopeless", [(30.0, False), (2.0, True)])
+def test_a_walk_is_not_hopeless_where_lama_first_would_translate_again_in_less_time_than_it_took(task, took, hopeless):
+    """LAMA-first's translator beside the walk ended without a translated task after ``took`` s; 10 s are left."""
+    whole = Limits(10)
+    course = Course(task, whole.share(0.5), whole, estimate=1000)
+    course.translation = Translating(ends=1, translated=False, took=took)
+    state = task.initial_state()
+    step_limit(course, 1, state, 500)
+    course.began = time.perf_counter() - 2.0
+    assert (step_limit(course, HOPELESS_STEPS, state, 500) == HOPELESS_STEPS) is hopeless
+    assert course.too_slow is hopeless
+
 def solved_with(course: type, task, monkeypatch):
     """Solve ``task`` in mode auto with ``course`` as the walk's Course; return the result and its log messages."""
     monkeypatch.setattr(course_module, "Course", course)
@@ -485,14 +498,14 @@ def test_a_walk_going_round_in_circles_stops_and_the_learned_fallback_goes_on_fr
 class Translating:
     """LAMA-first's translation beside the walk, as the course sees it: it ends at its ``ends``-th poll."""
 
-    def __init__(self, ends: int = 2, translated: bool = True):
-        self.ends, self.polls, self.took, self.translated = ends, 0, None, translated
+    def __init__(self, ends: int = 2, translated: bool = True, took: float = 1.5):
+        self.ends, self.polls, self.took, self.translated, self.takes = ends, 0, None, translated, took
         self.searches = []
 
     def poll(self):
         self.polls += 1
         if self.polls >= self.ends:
-            self.took = 1.5
+            self.took = self.takes
         return self.took is not None
 
     def done(self):  # ended, with a translated task unless ``translated`` is False (its memory share too small)
@@ -711,6 +724,23 @@ def test_mode_auto_with_the_translator_started_at_once_solves_by_its_walk_and_st
     assert result.plan is not None and result.metrics["found_by"] == "learned", messages
     assert "LAMA-first's translator started beside the walk at once (a test's reason)" in messages
     assert len(made) == 1 and stopped(made[0])
+
+
+@needs_fd
+@pytest.mark.parametrize("ends", [True, False])
+def test_a_walk_that_gave_up_beside_the_translation_started_at_once_skips_the_learned_fallback(task, monkeypatch,
+                                                                                              ends):
+    """Whether the translation has ended or still runs when the walk gives up (here: going round in circles), the
+    hand-off searches it next: on the large tasks where it starts at once, the learned fallback found no plan."""
+    made = recorded_translations(monkeypatch, ends=ends)
+    monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits, core=True: "a test's reason")
+    result, messages = solved_with(Circling, task, monkeypatch)
+    assert result.plan is not None and result.metrics["found_by"] in ("lama-first", "walk+lama-first"), messages
+    assert any(m.endswith("going round in circles (a test's verdict)") for m in messages), messages
+    assert ("the learned fallback is skipped: LAMA-first's translation, started beside the walk, is searched next "
+            "(from the walk's state)") in messages
+    assert not any(m.startswith(("gbfs", "dual-gbfs", "policy-best-first", "dual-policy-best-first")) for m in messages)
+    assert len(made) == 1 and stopped(made[0])  # translated once, at once
 
 
 @needs_fd
