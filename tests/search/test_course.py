@@ -727,19 +727,26 @@ def test_mode_auto_with_the_translator_started_at_once_solves_by_its_walk_and_st
 
 
 @needs_fd
-@pytest.mark.parametrize("ends", [True, False])
+@pytest.mark.parametrize("ends, late", [(True, False), (False, False), (False, True)])
 def test_a_walk_that_gave_up_beside_the_translation_started_at_once_skips_the_learned_fallback(task, monkeypatch,
-                                                                                              ends):
-    """Whether the translation has ended or still runs when the walk gives up (here: going round in circles), the
-    hand-off searches it next: on the large tasks where it starts at once, the learned fallback found no plan."""
+                                                                                              ends, late):
+    """Where the translation has ended, or still runs and is estimated to end before the deadline, when the walk
+    gives up (here: going round in circles), the hand-off searches it next: on the large tasks where it starts at
+    once, the learned fallback found no plan. Where it is estimated to end after the deadline, the fallback runs."""
     made = recorded_translations(monkeypatch, ends=ends)
     monkeypatch.setattr(course_module, "translate_at_once", lambda task, limits, core=True: "a test's reason")
+    if late:
+        monkeypatch.setattr(course_module, "TRANSLATOR_SECONDS_PER_ACTION", 1000.0)
     result, messages = solved_with(Circling, task, monkeypatch)
-    assert result.plan is not None and result.metrics["found_by"] in ("lama-first", "walk+lama-first"), messages
+    assert result.plan is not None, messages
     assert any(m.endswith("going round in circles (a test's verdict)") for m in messages), messages
-    assert ("the learned fallback is skipped: LAMA-first's translation, started beside the walk, is searched next "
-            "(from the walk's state)") in messages
-    assert not any(m.startswith(("gbfs", "dual-gbfs", "policy-best-first", "dual-policy-best-first")) for m in messages)
+    skipped = ("the learned fallback is skipped: LAMA-first's translation, started beside the walk, is searched next "
+               "(from the walk's state)")
+    assert (skipped in messages) is not late
+    fallback = any(m.startswith(("gbfs", "dual-gbfs", "policy-best-first", "dual-policy-best-first")) for m in messages)
+    assert fallback is late, messages
+    if not late:
+        assert result.metrics["found_by"] in ("lama-first", "walk+lama-first"), messages
     assert len(made) == 1 and stopped(made[0])  # translated once, at once
 
 

@@ -386,6 +386,16 @@ class Course:
             return end, " (none kept for LAMA-first: its translator is estimated to end after the time it would keep)"
         return self.whole.deadline.end - reserve, f" (to {reserve:.0f} s before the deadline, kept for LAMA-first)"
 
+    def translation_in_time(self) -> bool:
+        """Whether LAMA-first's translation beside the walk has written the translated task, or runs still and is
+        estimated (at :data:`TRANSLATOR_SECONDS_PER_ACTION` a ground action) to end before the deadline."""
+        translation, end = self.translation, self.whole.deadline.end
+        if translation is None:
+            return False
+        if translation.poll():
+            return translation.done()
+        return self.due is not None and end is not None and self.due < end
+
     @property
     def translating(self) -> bool:
         """Whether the walk, too slow for the time left, goes on while LAMA-first's translator runs beside it."""

@@ -194,97 +194,138 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     LAMA-first's translator runs beside it (with ``handoff_from_walk``; the translation is appended to
     ``translations``), and the learned fallback is then skipped: LAMA-first searches from the walk's state.
     Where the translation would take long and a core is free, the translator starts with the walk
-    (:func:`~up_gnnplan.search.course.translate_at_once`); the walk and its fallback go on as without it."""
-    from up_gnnplan.search import SEARCHES, Inputs, SearchResult, Status
-    from up_gnnplan.search.course import Course, translate_at_once
-    from up_gnnplan.search.lama import Translation
+    (:func:`~up_gnnplan.search.course.translate_at_once`), and a walk that gives up beside it skips the
+    learned fallback too, where the translation is done or estimated to end before the deadline."""
+    return _LearnedPart(job, mode, task, model, handoff, translations).run(searches)
 
-    def translate(memory_share: float):
-        translations.append(Translation(task, limits, memory_share))
-        return translations[-1]
 
-    params, limits = job.params, job.limits
-    inputs = Inputs(task)
-    result = walk = None
-    share = _handoff_share(params, model, job.say) if handoff else None
-    part = limits.share(share) if handoff else limits
-    estimate = trial = None  # FF's estimate of the initial state where the step limit took one, or its Trial
-    courses = handoff and params["on_course"] and share > 0  # a policy walks with a Course
-    factor = _astray_factor(params, model, job.say) if mode.takes("astray_factor") else 0.0
-    for search in searches:
-        kwargs = {option: params[option] for option in search.options}
-        if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
-            kwargs["deferred"] = model.has_actions
-        if "max_steps" in kwargs:  # the user's limit, else MAX_STEPS; with astray_factor, FF's may be lower
-            kwargs["max_steps"] = params["max_steps"] or MAX_STEPS
-            if factor:
-                kwargs["max_steps"], estimate, trial = _astray_steps(task, kwargs["max_steps"], factor, limits,
-                                                                     job.say, courses)
-        if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
-            kwargs["seed"] = result
-        if handoff:
-            if part.deadline.passed() or share == 0:
+class _LearnedPart:
+    """The state of :func:`_learned_searches`: the learned part's share of the limits (``part``), FF's step limit
+    for the policy, and LAMA-first's translations beside it."""
+
+    def __init__(self, job: Job, mode: Mode, task, model, handoff: bool, translations: list):
+        from up_gnnplan.search import Inputs
+
+        self.job, self.task, self.model, self.handoff, self.translations = job, task, model, handoff, translations
+        self.params, self.limits = job.params, job.limits
+        self.inputs = Inputs(task)
+        self.share = _handoff_share(self.params, model, job.say) if handoff else None
+        self.part = self.limits.share(self.share) if handoff else self.limits
+        self.estimate = self.trial = None  # FF's estimate of the initial state where the step limit took one, or its Trial
+        self.courses = handoff and self.params["on_course"] and self.share > 0  # a policy walks with a Course
+        self.factor = _astray_factor(self.params, model, job.say) if mode.takes("astray_factor") else 0.0
+
+    def run(self, searches: list[Mode]):
+        from up_gnnplan.search import SEARCHES, SearchResult, Status
+
+        job, model, part = self.job, self.model, self.part
+        result = walk = None
+        for search in searches:
+            if self.handoff and (part.deadline.passed() or self.share == 0):
                 job.say("info", f"{search.name}: skipped (the learned part's share of the time is spent)")
                 return result or SearchResult(Status.GAVE_UP), walk
-            if result is not None:  # the learned fallback, until it stalls or its share is spent
-                kwargs["stall"] = params["handoff_stall"]
-            elif search.counts == "steps" and courses:
-                beside = params["handoff_from_walk"]
-                # beside FF's trial, the free core is the trial's: the course asks for it when the trial has ended
-                at_once = translate_at_once(task, limits, core=trial is None) if beside else ""
-                kwargs["course"] = Course(task, part, limits, steps=params["max_steps"] is None,
-                                          value=model if model.has_value else None, inputs=inputs,
-                                          estimate=estimate, trial=trial, factor=factor,
-                                          say=job.say, translate=translate if beside else None, at_once=at_once)
-        began = time.perf_counter()
-        result = SEARCHES[search.name](task, model if search.head == VALUE else model.scorer, limits=part,
-                                       inputs=inputs, **kwargs)
-        beside = None if result.solved else _found_beside(translations)
-        if beside is not None:  # LAMA-first's search beside it found a plan first
-            if part is not limits:
-                limits.absorb(part)
-            result.status = Status.GAVE_UP
+            kwargs = self._kwargs(search, result)
+            began = time.perf_counter()
+            result = SEARCHES[search.name](self.task, model if search.head == VALUE else model.scorer, limits=part,
+                                           inputs=self.inputs, **kwargs)
+            beside = None if result.solved else _found_beside(self.translations)
+            if beside is not None:  # LAMA-first's search beside it found a plan first
+                return self._overtaken(search, result, began, beside), (
+                    walk if walk is not None or search.counts != "steps" else result)
+            self._settle(result)
+            course = kwargs.get("course")
+            if course is not None and course.note:
+                job.say("info", f"{search.name}: {course.note}")
+            # a walk that went on beside LAMA-first's translator: LAMA-first searches next
+            if course is not None and course.beside and not result.solved and part.deadline.end is not None:
+                part.deadline.extend_to(min(part.deadline.end, time.perf_counter()))
             _say_result(job, search.name, result, search.counts, began)
-            found = beside.result(limits)
-            _say_result(job, "lama-first", found, "expansions", beside.began,
-                        "(beside the learned part, from the initial state)")
-            return found, (walk if walk is not None or search.counts != "steps" else result)
-        if part is not limits:
-            limits.absorb(part)
-            if result.status is Status.TIMEOUT and not limits.deadline.passed():
-                result.status = Status.GAVE_UP
-                result.message = "; ".join(filter(None, [
-                    f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent", result.note]))
-            elif result.status is Status.MEMOUT and translations and part.memory_mb != limits.memory_mb:
-                result.status = Status.GAVE_UP  # its share of the memory beside the translator: LAMA-first goes on
-                result.message = f"{result.message} (the walk's share beside LAMA-first's translator)"
-        if kwargs.get("course") is not None and kwargs["course"].note:
-            job.say("info", f"{search.name}: {kwargs['course'].note}")
-        course = kwargs.get("course")  # a walk that went on beside LAMA-first's translator: LAMA-first searches next
-        if course is not None and course.beside and not result.solved and part.deadline.end is not None:
-            part.deadline.extend_to(min(part.deadline.end, time.perf_counter()))
-        _say_result(job, search.name, result, search.counts, began)
-        if walk is None and search.counts == "steps":
-            walk = result
-        if result.status is not Status.GAVE_UP:
-            break
-        if kwargs.get("course") is not None and kwargs["course"].too_slow:  # hopeless: LAMA-first gets the rest
-            job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
-            break
-        if search.counts == "steps" and _translation_beside(translations):
-            job.say("info", "the learned fallback is skipped: LAMA-first's translation, started beside the walk, "
-                            "is searched next (from the walk's state)")
-            break
-    return result, walk
+            if walk is None and search.counts == "steps":
+                walk = result
+            if result.status is not Status.GAVE_UP or self._fallback_skipped(search, course):
+                break
+        return result, walk
 
+    def _kwargs(self, search: Mode, result) -> dict:
+        """The options of ``search``, the learned search after a policy's ``result`` (None: it is the first)."""
+        from up_gnnplan.search.course import Course, translate_at_once
 
-def _translation_beside(translations: list) -> bool:
-    """Whether LAMA-first's translation started beside the walk runs still or has written the translated task:
-    the hand-off then skips the learned fallback. Such a translation starts only on tasks whose translation
-    takes long, where an expansion of the fallback values every successor of a large state: of the 14 fallbacks
-    run after such a walk in the tier runs recorded under benchmarks/results/, none found a plan; on medium
-    Transport one spent 15 s before LAMA-first planned from the walk's state in 1 s."""
-    return any(not t.poll() or t.done() for t in translations)
+        params, task = self.params, self.task
+        kwargs = {option: params[option] for option in search.options}
+        if kwargs.get("deferred") == "auto":  # deferred where the action head orders a state's children
+            kwargs["deferred"] = self.model.has_actions
+        if "max_steps" in kwargs:  # the user's limit, else MAX_STEPS; with astray_factor, FF's may be lower
+            kwargs["max_steps"] = params["max_steps"] or MAX_STEPS
+            if self.factor:
+                kwargs["max_steps"], self.estimate, self.trial = _astray_steps(
+                    task, kwargs["max_steps"], self.factor, self.limits, self.job.say, self.courses)
+        if result is not None and params.get("seed_fallback"):  # the policy gave up: go on from its path
+            kwargs["seed"] = result
+        if not self.handoff:
+            return kwargs
+        if result is not None:  # the learned fallback, until it stalls or its share is spent
+            kwargs["stall"] = params["handoff_stall"]
+        elif search.counts == "steps" and self.courses:
+            beside = params["handoff_from_walk"]
+            # beside FF's trial, the free core is the trial's: the course asks for it when the trial has ended
+            at_once = translate_at_once(task, self.limits, core=self.trial is None) if beside else ""
+            kwargs["course"] = Course(task, self.part, self.limits, steps=params["max_steps"] is None,
+                                      value=self.model if self.model.has_value else None, inputs=self.inputs,
+                                      estimate=self.estimate, trial=self.trial, factor=self.factor, say=self.job.say,
+                                      translate=self._translate if beside else None, at_once=at_once)
+        return kwargs
+
+    def _translate(self, memory_share: float):
+        from up_gnnplan.search.lama import Translation
+
+        self.translations.append(Translation(self.task, self.limits, memory_share))
+        return self.translations[-1]
+
+    def _overtaken(self, search: Mode, result, began: float, beside):
+        """``search`` stopped with ``result``: LAMA-first's search ``beside`` it found a plan first; return that."""
+        from up_gnnplan.search import Status
+
+        if self.part is not self.limits:
+            self.limits.absorb(self.part)
+        result.status = Status.GAVE_UP
+        _say_result(self.job, search.name, result, search.counts, began)
+        found = beside.result(self.limits)
+        _say_result(self.job, "lama-first", found, "expansions", beside.began,
+                    "(beside the learned part, from the initial state)")
+        return found
+
+    def _settle(self, result) -> None:
+        """Fold the part's peak memory back; a search stopped by the part's share of the time, or of the memory
+        beside LAMA-first's translator, gave up (the solve goes on)."""
+        from up_gnnplan.search import Status
+
+        part, limits = self.part, self.limits
+        if part is limits:
+            return
+        limits.absorb(part)
+        if result.status is Status.TIMEOUT and not limits.deadline.passed():
+            result.status = Status.GAVE_UP
+            result.message = "; ".join(filter(None, [
+                f"the learned part's share of the time ({part.deadline.seconds:.1f} s) spent", result.note]))
+        elif result.status is Status.MEMOUT and self.translations and part.memory_mb != limits.memory_mb:
+            result.status = Status.GAVE_UP  # its share of the memory beside the translator: LAMA-first goes on
+            result.message = f"{result.message} (the walk's share beside LAMA-first's translator)"
+
+    def _fallback_skipped(self, search: Mode, course) -> bool:
+        """Whether the learned fallback after ``search`` (which gave up) is skipped, said in the log: the walk was
+        hopeless, or gave up beside LAMA-first's translation, done or estimated to end before the deadline."""
+        if course is not None and course.too_slow:  # hopeless: LAMA-first gets the rest
+            self.job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
+            return True
+        if course is not None and course.translation_in_time():
+            # Such a translation starts only where translating takes long, where an expansion of the fallback
+            # values every successor of a large state: of the 14 fallbacks run after such a walk in the tier runs
+            # recorded under benchmarks/results/, none found a plan; on medium Transport one spent 15 s before
+            # LAMA-first planned from the walk's state in 1 s.
+            self.job.say("info", "the learned fallback is skipped: LAMA-first's translation, started beside the walk, "
+                                 "is searched next (from the walk's state)")
+            return True
+        return False
 
 
 def _found_beside(translations: list):
