@@ -115,6 +115,35 @@ def test_an_action_policys_path_seeds_gbfs_at_the_models_values():
         gbfs(task, value_fn, seed=broken)
 
 
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["eager", "deferred"])
+def test_where_the_model_is_slow_an_action_policys_path_gets_its_values_for_some_of_its_states(monkeypatch, deferred):
+    """The model values an action policy's path within the same share of the search's time as FF (hard-lower
+    Blocksworld: 1,225 states took the fallback's whole share): the last state first, for its pace, then
+    evenly spaced ones; a state not valued takes the value of the next valued one along the path (deferred:
+    it is valued when expanded). Every state is still entered, and the search goes on from the path's end."""
+    from up_gnnplan.runtime.chunks import ChunkedEvaluator
+    from up_gnnplan.search import common
+
+    task = task_of("bw-p04")
+    scorer, initial_value = perfect_scorer("bw-p04")
+    value_fn, _ = perfect("bw-p04")
+    policy = action_policy_rollout(task, scorer, max_steps=int(initial_value) - 1)
+    path = seed_path(task, policy)
+    assert len(path) >= 4
+    monkeypatch.setattr(common, "SEED_FF_VALUES", 2)
+    monkeypatch.setattr(common, "SEED_FF_SHARE", 0.0)
+    before = len(value_fn.calls)
+    seeded = gbfs(task, value_fn, seed=policy, time_limit=60, deferred=deferred)
+    assert seeded.solved and seeded.cost == initial_value, seeded.message
+    assert value_fn.calls[before:before + 2] == [1, 1]  # the last state, then the other of the two
+    assert f"seeded with {len(path)} states of the policy's path (the model valued 2)" in seeded.message
+    assert_valid_up_plan(task, seeded)
+    valued, guessed = common.value_path(path, ChunkedEvaluator(value_fn), common.Inputs(task), 0.0)
+    assert len(guessed) == len(path) - 2 and id(path[-1][3]) not in guessed
+    values = [step[4] for step in valued]
+    assert values == sorted(values, reverse=True)  # the perfect V falls along the path; the guesses keep the order
+
 def test_where_ff_is_slow_a_long_path_gets_ff_values_for_some_of_its_states(monkeypatch):
     """FF values a seed's path within a share of the search's time left (SEED_FF_SHARE), for at least
     SEED_FF_VALUES states (every k-th, the last always: a Transport walk of 826 steps at 28 ms a value

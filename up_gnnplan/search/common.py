@@ -93,9 +93,46 @@ def seed_path(task, seed: "SearchResult | None") -> list[tuple]:
 # fewer than SEED_FF_VALUES states are valued (evenly spaced along the path, its last state always).
 # Where FF takes about a millisecond every state is valued; a Transport walk of the medium tier (826
 # steps, FF 28 ms a state) had the fallback spend its whole share valuing the path, and expand nothing.
-# The states left out enter the learned list only, and get FF's value when expanded.
+# The states left out enter the learned list only, and get FF's value when expanded. The model's values
+# of an action policy's path (:func:`value_path`) are held to the same share and floor.
 SEED_FF_SHARE = 0.1
 SEED_FF_VALUES = 64
+
+
+def seed_positions(length: int, took: float, seconds: float | None) -> set[int] | range:
+    """The positions of a seed's path of ``length`` states that a heuristic taking ``took`` seconds a state values
+    in :data:`SEED_FF_SHARE` of ``seconds`` (None: no deadline, all), and at least :data:`SEED_FF_VALUES`: evenly
+    spaced, counted back from the last, which is always among them."""
+    if seconds is None:
+        return range(length)
+    want = min(length, max(SEED_FF_VALUES, int(SEED_FF_SHARE * seconds / max(took, 1e-6)), 1))
+    return {length - 1 - k * length // want for k in range(want)}
+
+
+def value_path(path: list[tuple], evaluate, inputs, seconds: float | None) -> tuple[list[tuple], set[int]]:
+    """Value the states of an action policy's ``path`` (:func:`seed_path`; its step values are the policy's
+    surprise, not V) with the model (``evaluate``: a :class:`~up_gnnplan.runtime.chunks.ChunkedEvaluator`), as
+    many as :func:`seed_positions` allows at the pace of the last state's value within the search's ``seconds``
+    left. Return the path with each state's value (one not valued takes that of the next valued one along it),
+    and the ids of the states not valued (a deferred search values them when it expands them). Hard-lower
+    Blocksworld (232 blocks): valuing a walk's 1,225 states took the fallback's 12 s share, and it expanded
+    nothing."""
+    last = len(path) - 1
+    if seconds is None:
+        values = evaluate([child for *_, child, _ in path], inputs, f"the {len(path)} states of the policy's path")
+        return [(*step[:4], value) for step, value in zip(path, values.tolist())], set()
+    began = time.perf_counter()
+    known = {last: float(evaluate([path[last][3]], inputs, "the last state of the policy's path")[0])}
+    rest = sorted(seed_positions(len(path), time.perf_counter() - began, seconds) - {last})
+    if rest:
+        values = evaluate([path[i][3] for i in rest], inputs, f"{len(rest)} states of the policy's path")
+        known.update(zip(rest, values.tolist()))
+    valued, value = [], known[last]
+    for i in range(last, -1, -1):
+        value = known.get(i, value)
+        valued.append((*path[i][:4], value))
+    valued.reverse()
+    return valued, {id(path[i][3]) for i in range(len(path)) if i not in known}
 
 
 def enter_path(path: list[tuple], key, ff, parents: dict, push, seconds: float | None = None) -> tuple[dict, int]:
@@ -114,10 +151,7 @@ def enter_path(path: list[tuple], key, ff, parents: dict, push, seconds: float |
     if ff is not None and path:
         began = time.perf_counter()
         last_h = ff(path[-1][3])
-        if seconds is not None:
-            took = max(time.perf_counter() - began, 1e-6)
-            want = min(len(path), max(SEED_FF_VALUES, int(SEED_FF_SHARE * seconds / took), 1))
-            valued = {len(path) - 1 - k * len(path) // want for k in range(want)}  # evenly spaced, the last first
+        valued = seed_positions(len(path), time.perf_counter() - began, seconds)
     for i, (parent, action, cost, child, value) in enumerate(path):
         parent_key = key(parent) if parent_key is None else parent_key
         child_key = key(child)
@@ -138,11 +172,13 @@ def enter_path(path: list[tuple], key, ff, parents: dict, push, seconds: float |
     return known, entered
 
 
-def seeded_note(entered: int, note: str, valued: int | None = None) -> str:
+def seeded_note(entered: int, note: str, valued: int | None = None, modelled: int | None = None) -> str:
     """The search's note, saying how many states of the policy's path it was seeded with (and how
-    many of them FF valued, where not all)."""
-    ff = f" (FF valued {valued})" if valued is not None and valued < entered else ""
-    return "; ".join(filter(None, [f"seeded with {entered} states of the policy's path{ff}" if entered else "", note]))
+    many of them the model and FF valued, where not all)."""
+    parts = [f"{who} valued {count}" for who, count in (("the model", modelled), ("FF", valued))
+             if count is not None and count < entered]
+    counts = f" ({', '.join(parts)})" if parts else ""
+    return "; ".join(filter(None, [f"seeded with {entered} states of the policy's path{counts}" if entered else "", note]))
 
 
 # The fallback's pace is first judged after this many timed expansions (the first one, with the

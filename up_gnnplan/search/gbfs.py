@@ -42,7 +42,7 @@ from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.runtime.chunks import ChunkedEvaluator
 from up_gnnplan.search.action_policy import SCORE_CHUNK, _log_softmax, _score
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
-                                      seed_path, seeded_note, stopped)
+                                      seed_path, seeded_note, stopped, value_path)
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -110,20 +110,20 @@ def _best_first(task, value_fn, alternate_ff: bool, time_limit, max_expansions, 
         deferred_values = {}  # deferred: the learned values known before expansion (a seed's path)
         scored = deferred and getattr(value_fn, "has_actions", False)
         rows = ActionRows(task) if scored else None
-        path = seed_path(task, seed)
+        path, guessed = seed_path(task, seed), set()
         if path and seed.step_kind != "value":  # an action policy's path (a model with both heads): value it
-            values = evaluate([child for *_, child, _ in path], inputs, f"the {len(path)} states of the policy's path")
-            path = [(*step[:4], value) for step, value in zip(path, values.tolist())]
+            path, guessed = value_path(path, evaluate, inputs, limits.deadline.remaining())
 
         def push(child_key, child, value, h):
-            if deferred:
+            if deferred and id(child) not in guessed:  # (a guessed value: valued when expanded)
                 deferred_values[child_key] = value
             heapq.heappush(queues[0], (value, 0.0, next(tie), child_key, child))
             if ff is not None and h is not None:  # not valued by FF: the learned list only, until expanded
                 heapq.heappush(queues[1], (h, value, next(tie), child_key, child))
 
         known_ff, entered = enter_path(path, key, ff, parents, push, limits.deadline.remaining())  # FF's, for expansion
-        note = seeded_note(entered, note, len(known_ff) if ff is not None else None)
+        note = seeded_note(entered, note, len(known_ff) if ff is not None else None,
+                           len(path) - len(guessed) if guessed else None)
         progress = Progress(stall if ff is not None else None, limits.deadline)
         turn = 0
         while any(queues):
