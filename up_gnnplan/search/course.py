@@ -275,9 +275,12 @@ class Course:
         ``seconds``: the hand-off would translate again, and could not end in them. Hard-tier Blocksworld (488
         blocks): the translator ended so after 43.6 s, and the walk, 68 goal literals short after 1,647 steps, was
         judged too slow with 2.3 s left and stopped, to hand LAMA-first 1.2 s."""
-        translation = self.translation
-        return (translation is not None and translation.poll() and not translation.done()
-                and translation.took is not None and translation.took > seconds)
+        return self.translation_failed and self.translation.took > seconds
+
+    @property
+    def translation_failed(self) -> bool:
+        """Whether LAMA-first's translator beside the walk has ended without a translated task."""
+        return self.translation is not None and self.translation.poll() and not self.translation.done()
 
     def circling(self, step: int, state) -> bool:
         """Return whether the walk, after ``step`` steps in ``state``, goes round in circles: for
@@ -380,7 +383,7 @@ class Course:
         reserve = RESERVE_SHARE * self.whole.deadline.seconds
         if end <= self.whole.deadline.end - reserve:
             return end, ""
-        if self.translation.poll() and not self.translation.done():
+        if self.translation_failed:
             return end, " (none kept for LAMA-first: its translator ended without a translated task)"
         if self.due is not None and self.due > self.whole.deadline.end - reserve and not self.translation.poll():
             return end, " (none kept for LAMA-first: its translator is estimated to end after the time it would keep)"

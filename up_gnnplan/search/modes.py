@@ -242,7 +242,7 @@ class _LearnedPart:
             _say_result(job, search.name, result, search.counts, began)
             if walk is None and search.counts == "steps":
                 walk = result
-            if result.status is not Status.GAVE_UP or self._fallback_skipped(search, course):
+            if result.status is not Status.GAVE_UP or self._fallback_skipped(course):
                 break
         return result, walk
 
@@ -311,9 +311,10 @@ class _LearnedPart:
             result.status = Status.GAVE_UP  # its share of the memory beside the translator: LAMA-first goes on
             result.message = f"{result.message} (the walk's share beside LAMA-first's translator)"
 
-    def _fallback_skipped(self, search: Mode, course) -> bool:
-        """Whether the learned fallback after ``search`` (which gave up) is skipped, said in the log: the walk was
-        hopeless, or gave up beside LAMA-first's translation, done or estimated to end before the deadline."""
+    def _fallback_skipped(self, course) -> bool:
+        """Whether the learned fallback after a search that gave up (a walk with ``course``, or None) is skipped,
+        said in the log: the walk was hopeless, or gave up beside LAMA-first's translation, done or estimated to
+        end before the deadline."""
         if course is not None and course.too_slow:  # hopeless: LAMA-first gets the rest
             self.job.say("info", "the learned fallback is skipped: the time left goes to LAMA-first")
             return True
