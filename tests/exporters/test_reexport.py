@@ -65,7 +65,7 @@ def test_reexport_keeps_weights_record_and_values(config, tmp_path):
     assert invoke("export", path, "-o", first).exit_code == 0
     result = invoke("export", first, "-o", second)
     assert result.exit_code == 0, result.output
-    assert "vs first.onnx max |diff|" in result.output
+    assert "vs first.onnx: largest difference (relative above 1)" in result.output
     states = random_states(encoding.signature, 20, np.random.default_rng(1))
     np.testing.assert_allclose(values(second, states), values(first, states), rtol=1e-5, atol=1e-5)
     old, new = OnnxValueFunction(first).metadata, OnnxValueFunction(second).metadata

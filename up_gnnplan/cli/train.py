@@ -273,7 +273,7 @@ def export(checkpoint, output, check, ship_name):
             notes.append(f"onnxruntime vs torch: largest difference (relative above 1) {check_parity(model, encoding, path):.2e}")
         if reexport:
             difference = compare_files(checkpoint, path, encoding)
-            notes.append(f"vs {Path(checkpoint).name} max |diff| {difference:.2e}")
+            notes.append(f"vs {Path(checkpoint).name}: largest difference (relative above 1) {difference:.2e}")
             if difference > 1e-4:
                 path.unlink()
                 raise GnnplanError(f"{path}: its values differ from {checkpoint}'s by {difference:.2e}; not kept")

@@ -149,7 +149,9 @@ def _folded_relation_weights(proto, model, expected) -> dict:
 
 
 def compare_files(old, new, encoding, states: int = 72, seed: int = 0) -> float:
-    """Return the largest difference of two model files' outputs on random states (and actions) of their domain."""
+    """Return the largest difference of two model files' outputs on random states (and actions) of their domain,
+    relative where an output's size is above 1 (float rounding: the action scores of random Logistics states reach
+    17,634, where the sums of a changed graph differ in their last bit, 0.0039)."""
     from up_gnnplan.encodings.actions import encode_actions
     from up_gnnplan.exporters.parity import random_actions, random_states, runtime_outputs
     from up_gnnplan.runtime.value_function import OnnxValueFunction
@@ -165,5 +167,6 @@ def compare_files(old, new, encoding, states: int = 72, seed: int = 0) -> float:
         if a.has_actions:
             feed, _ = encode_actions(a.actions, random_actions(a.actions, batch, rng), [s.num_objects for s in batch])
         first, second = runtime_outputs(a, batch, feed), runtime_outputs(b, batch, feed)
-        worst = max([worst] + [float(np.abs(first[k] - second[k]).max(initial=0.0)) for k in first])
+        worst = max([worst] + [float((np.abs(first[k] - second[k]) / np.maximum(1.0, np.abs(first[k]))).max(initial=0.0))
+                               for k in first])
     return worst

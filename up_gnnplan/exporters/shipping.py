@@ -102,8 +102,11 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
         entry["export"] = (f"exported again by up-gnnplan {__version__} from the weights of {source['file']} "
                            f"(sha256 {source['sha256']}, up-gnnplan {source['package_version']})")
         if same_weights or (previous and previous["training"] == entry["training"]):
-            # The same weights: the record and the coverage measured with the earlier file stand.
+            # The same weights: the record and the coverage measured with the earlier file stand, and where the
+            # weights came from first.
             entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage", "standing") if k in previous})
+            if previous.get("first_export") or previous.get("export"):
+                entry["first_export"] = previous.get("first_export") or previous["export"]
     write_index([m for m in zoo.entries() if m["name"] != name] + [entry])
     return target
 
