@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
-
 import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 from .common import ROOT, clock_line, load_average, run_capped, table, write_json
 from .tiers import SETS

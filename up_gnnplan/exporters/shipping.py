@@ -105,8 +105,8 @@ def ship(onnx_path: Path, name: str, checkpoint: dict, config) -> Path:
             # The same weights: the record and the coverage measured with the earlier file stand, and where the
             # weights came from first.
             entry.update({k: previous[k] for k in ("training", "coverage", "more_coverage", "standing") if k in previous})
-            if previous.get("first_export") or previous.get("export"):
-                entry["first_export"] = previous.get("first_export") or previous["export"]
+            if first := previous.get("first_export") or previous.get("export"):
+                entry["first_export"] = first
     write_index([m for m in zoo.entries() if m["name"] != name] + [entry])
     return target
 

@@ -93,7 +93,6 @@ class TableAggregator:
         device = targets.device
         bucket = torch.where(targets < num_nodes, targets, torch.full_like(targets, num_nodes))  # one bucket for the left-out
         counts = torch.zeros((num_nodes + 1,), dtype=torch.long, device=device).scatter_add(0, bucket, torch.ones_like(bucket))
-        self.target = bucket  # each message's node, N for the left-out
         self.target = torch.cat([bucket, bucket.new_full((1,), num_nodes)])  # each message's node (N: left out), the fill row's
         self.ordered, self.order = torch.sort(bucket)
         self.rank = torch.arange(total, dtype=torch.long, device=device) - (torch.cumsum(counts, 0) - counts)[self.ordered]
@@ -133,7 +132,7 @@ class TableAggregator:
         """Aggregate ``messages`` [K, d] (or a list of parts, concatenated in order) into [N, d]."""
         parts = list(messages) if isinstance(messages, (list, tuple)) else [messages]
         low = 0.0 if self.how in ("sum", "mean") else -1e30
-        padded = torch.cat(parts + [parts[0].new_full((1, self.hidden), low)])  # [K + 1, d], a fill row last
+        padded = torch.cat(parts + [parts[0].new_full((1, self.hidden), low)])  # the messages, then a fill row
         gathered = padded[self.row_table]  # [R, K, d]
         if self.how in ("sum", "mean"):
             row_sums = torch.cat([gathered.sum(1), gathered.new_zeros((1, self.hidden))])
@@ -149,8 +148,8 @@ class TableAggregator:
         # same tables (the fill row's is 0; a left-out message's is never read). The tables' slots are padded (a
         # node fills whole rows of K, and every node has as many rows as the one with the most), so exponentials
         # per slot cost several times more: 48% of a call of Spanner's model on 370 objects, whose gate receives 99
-        # messages (benchmarks/results/tier_steps/).
-        own = torch.cat([hard, hard.new_zeros((1, self.hidden))])[self.target]  # [K + 1, d]; the left-out's: 0
+        # messages (benchmarks/results/tier_steps/exp-per-message/).
+        own = torch.cat([hard, hard.new_zeros((1, self.hidden))])[self.target]  # as ``padded``; the left-out's and the fill row's: 0
         weight = torch.exp(self.beta * (padded - own))
         total = torch.cat([weight[self.row_table].sum(1), hard.new_zeros((1, self.hidden))])[self.node_table].sum(1)
         return hard + torch.log(torch.where(self.has, total, 1.0)) * (1.0 / self.beta)
