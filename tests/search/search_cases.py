@@ -9,6 +9,7 @@ from unified_planning.shortcuts import PlanValidator
 
 from up_gnnplan.data import example
 from up_gnnplan.problems import load_task
+from up_gnnplan.search.course import Course, goal_literals
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -39,3 +40,22 @@ def assert_valid_up_plan(task, result):
     assert outcome.status == ValidationResultStatus.VALID, outcome
 
 
+
+
+class KeepingAtOnce(Course):
+    """A course that keeps the goal literals from the walk's first step, as after a circle (:meth:`Course.undoes`)."""
+
+    def circling(self, step, state):
+        self.keeping = True
+        self.kept = [literal for literal in self.literals if state.literal_holds(literal)]
+        return False
+
+
+def undoing_steps(task, actions) -> int:
+    """How many steps of ``actions`` (from the initial state) undo a goal literal that held before them."""
+    literals, state, undoing = goal_literals(task), task.initial_state(), 0
+    for action in actions:
+        after = action.apply(state)
+        undoing += any(state.literal_holds(literal) and not after.literal_holds(literal) for literal in literals)
+        state = after
+    return undoing

@@ -14,7 +14,7 @@ from up_gnnplan.datasets.expansion import expand
 from up_gnnplan.limits import Limits
 from up_gnnplan.search import Status, action_policy_rollout, dual_policy_best_first, policy_best_first
 from up_gnnplan.states import Atoms, StateAtoms
-from search_cases import FIXTURES, SOLVABLE, assert_valid_up_plan, task_of  # noqa: E402
+from search_cases import FIXTURES, SOLVABLE, KeepingAtOnce, assert_valid_up_plan, task_of, undoing_steps  # noqa: E402
 
 
 def perfect_scorer(name: str):
@@ -175,3 +175,23 @@ def test_action_searches_stop_at_the_deadline():
     for search in (action_policy_rollout, policy_best_first, dual_policy_best_first):
         result = search(task, lambda state, actions: np.zeros(len(actions)), limits=Limits(0.0))
         assert result.status is Status.TIMEOUT and "time limit" in result.message
+
+
+def test_a_walk_whose_course_keeps_the_goal_literals_undoes_none_where_another_step_is_left():
+    """Once the course keeps the goal literals (the walk went round in circles), a step that undoes one is taken
+    only where no other has an unvisited successor: a scorer that would rather pick a ball up than anything else
+    carries Gripper's balls back out of their goal room without it, and not with it."""
+    task = task_of("gripper-p02")
+    index = task.action_signature.index
+
+    def picky(state, actions):  # pick, then move, then drop
+        return np.select([actions.schema == index["pick"], actions.schema == index["move"]], [2.0, 1.0], 0.0)
+
+    plain = action_policy_rollout(task, picky, max_steps=500)
+    whole = Limits(100)
+    kept = action_policy_rollout(task, picky, max_steps=500, course=KeepingAtOnce(task, whole.share(0.5), whole,
+                                                                                  keep=True))
+    assert undoing_steps(task, plain.actions) > 0
+    assert kept.status is Status.SOLVED, kept.message
+    assert undoing_steps(task, kept.actions) == 0
+    assert_valid_up_plan(task, kept)

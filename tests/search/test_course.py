@@ -179,9 +179,13 @@ class Granting:
     """A course that grants ``more`` steps once, at the first step limit reached."""
 
     verdict = ""
+    keeping = False
 
     def __init__(self, more: int):
         self.more, self.asked = more, []
+
+    def undoes(self, successor):
+        return False
 
     def awaited(self, step, max_steps):
         return max_steps
@@ -429,6 +433,9 @@ class Holding:
     def literal_holds(self, literal) -> bool:
         return id(literal) in self.ids
 
+    def literals_hold(self, literals) -> bool:
+        return all(self.literal_holds(literal) for literal in literals)
+
 
 def circles(course: Course, walk: list[set[int]]) -> int | None:
     """Return the first step of ``walk`` (the goal literals holding after each step) at which the course
@@ -451,6 +458,24 @@ def test_a_walk_that_undoes_what_it_achieved_without_getting_closer_goes_round_i
         assert step_limit(again, step, Holding(again, which), 1000) == 1000
     assert step_limit(again, at, Holding(again, walk[at]), 1000) == at  # stop now, and say why
     assert course_module.limit_note(again, at) == again.verdict
+
+
+def test_a_course_that_keeps_goal_literals_lets_a_circling_walk_go_on_keeping_them(task):
+    """With ``keep``, the first circle does not stop the walk: from there the course keeps the goal literals the
+    state holds (:meth:`Course.undoes`), and stops the walk after CIRCLE_STEPS more steps no closer to the goal."""
+    said = []
+    course = Course(task, Limits(100).share(0.5), Limits(100), keep=True, say=lambda level, text: said.append(text))
+    walk = [set(), {0}, {0, 1}] + [{0} if step % 2 else {0, 1} for step in range(3, 400)]
+    assert not course.undoes(Holding(course, set()))  # nothing kept before the walk circles
+    at = circles(course, walk)
+    assert at == 2 + 2 * CIRCLE_STEPS
+    assert course.keeping and len(said) == 1, said
+    assert said[0].startswith(f"going round in circles after {2 + CIRCLE_STEPS} steps")
+    assert "from here it keeps the goal literals its state holds" in said[0]
+    assert course.verdict.endswith("since then it kept the goal literals it held")
+    held = walk[at]  # the literals of the state last seen, which the course keeps
+    assert course.undoes(Holding(course, held - {0}))
+    assert not course.undoes(Holding(course, held)) and not course.undoes(Holding(course, held | {2}))
 
 
 def test_undoing_goal_literals_the_walk_found_holding_is_no_circle(task):

@@ -170,3 +170,25 @@ def test_time_limit_zero_times_out(search):
     result = search(task_of("bw-p04"), constant, time_limit=0)
     assert result.status is Status.TIMEOUT and not result.solved
     assert result.actions == [] and result.message
+
+
+def test_a_value_policy_whose_course_keeps_the_goal_literals_undoes_none_where_another_step_is_left():
+    """As the action policy (tests/search/test_action_policy.py): a value that would rather carry balls than leave
+    them in their goal room walks them out of it again, and not once the course keeps the goal literals."""
+    from search_cases import KeepingAtOnce, undoing_steps
+
+    from up_gnnplan.limits import Limits
+
+    task = task_of("gripper-p02")
+    carry = task.signature.index["carry"]
+
+    def carrying(inputs):  # lower with more balls carried
+        return np.array([-float((state.atoms.pred == carry).sum()) for state in inputs])
+
+    plain = policy_rollout(task, carrying, max_steps=500)
+    whole = Limits(100)
+    kept = policy_rollout(task, carrying, max_steps=500, course=KeepingAtOnce(task, whole.share(0.5), whole, keep=True))
+    assert undoing_steps(task, plain.actions) > 0
+    assert undoing_steps(task, kept.actions) == 0
+    assert kept.status is Status.SOLVED, kept.message
+    assert all(abs(v) < 10 for v in kept.step_values)  # the values of the steps, not the choice's penalty

@@ -123,6 +123,11 @@ PARAMS = {
                                "that satisfies the most goal literals (more than the initial state), in half the time "
                                "left, and the plan is the walk up to that state and LAMA-first's plan from there; "
                                "where it finds none there, LAMA-first plans from the initial state with the rest."),
+    "keep_goals": Param(True, _flag, "True or False",
+                        "With fallback model+lama: a policy that goes round in circles (for 100 steps no closer to "
+                        "the goal, while undoing goal literals it had achieved) keeps the goal literals its state "
+                        "holds from then on, undoing one only where no other step is left, and gives up after 100 "
+                        "more steps without progress; False: it gives up at once."),
     "max_steps": Param(None, _integer(1), "an integer >= 1",
                        "Step limit of the policy [default: 1000, or 4 x FF's estimate + 50 (astray_factor), "
                        "which a policy on course may pass (on_course); a limit given here holds]."),

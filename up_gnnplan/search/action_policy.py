@@ -101,12 +101,16 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                 evaluated += len(actions)
                 limits.check(f"after scoring the {len(actions):,} applicable actions of step {step + 1}")
                 known = ranked.put(state, actions, preferences)
-            chosen = None
+            chosen = undoing = None  # undoing: the best step that undoes a goal literal the course keeps
             for j in known.order:
                 successor, step_cost = known.actions[j].apply(state, return_cost=True)
                 if successor.get_index() not in visited:
+                    if course is not None and course.undoes(successor):
+                        undoing = undoing or (known.actions[j], successor, step_cost, known.surprise[j])
+                        continue
                     chosen = (known.actions[j], successor, step_cost, known.surprise[j])
                     break
+            chosen = chosen or undoing
             if chosen is None:
                 why = None
                 if not (backtrack and path.states):

@@ -25,7 +25,7 @@ COMMON_OPTIONS = ("model", "threads", "memory_mb", "device", "action_elimination
 # until it stalls (HANDOFF_OPTIONS say when), then LAMA-first with the time left (search/lama.py).
 FALLBACKS = ("model", "model+ff", "model+lama")
 HANDOFF = "model+lama"
-HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course", "handoff_from_walk")
+HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course", "handoff_from_walk", "keep_goals")
 HANDOFF_SHARE = 0.5  # the learned part's share where neither the user nor the model (gnnplan learn) gives one
 # With handoff_from_walk: LAMA-first from the furthest state of the policy's walk may take this share of the time
 # left; where it finds no plan there, LAMA-first from the initial state gets the rest.
@@ -272,7 +272,8 @@ class _LearnedPart:
             kwargs["course"] = Course(task, self.part, self.limits, steps=params["max_steps"] is None,
                                       value=self.model if self.model.has_value else None, inputs=self.inputs,
                                       estimate=self.estimate, trial=self.trial, factor=self.factor, say=self.job.say,
-                                      translate=self._translate if beside else None, at_once=at_once)
+                                      translate=self._translate if beside else None, at_once=at_once,
+                                      keep=params["keep_goals"])
         return kwargs
 
     def _translate(self, memory_share: float):
