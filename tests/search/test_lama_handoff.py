@@ -399,3 +399,76 @@ def test_a_search_is_stopped_where_the_search_beside_it_found_a_plan_first(tmp_p
         assert time.perf_counter() - began < 5
     finally:
         translation.stop()
+
+
+def test_the_task_without_its_done_objects(tmp_path):
+    """A delivered package is done: left out of the objects, the initial state and the goal; the location it was
+    delivered to, which the goal names too, stays, since a road ties it to locations that are not done; a package
+    in the truck is not done (``in`` is no goal atom)."""
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.search.lama import reduced_problem_text
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "deliver"
+    task = load_task(fixtures / "domain.pddl", fixtures / "p01.pddl")
+    text, done = reduced_problem_text(task, task.initial_state())
+    assert done == ["p1"]
+    assert "p1" not in text
+    assert "(:objects a b c - loc p2 - pkg t - truck)" in text
+    assert "(road a b)" in text and "(at p2 a)" in text and "(truck-at t a)" in text
+    assert "(:goal (and (at p2 c)))" in text
+    state = task.initial_state()
+    for step in ("(drive t a b)", "(load p1 t b)"):  # p1 in the truck: no object is done
+        state = next(a for a in state.generate_applicable_actions() if str(a) == step).apply(state)
+    assert reduced_problem_text(task, state) is None
+
+
+@needs_fd
+def test_lama_first_plans_on_the_task_without_its_done_objects_and_its_plan_reaches_the_whole_goal(tmp_path):
+    """The plan of the smaller task, replayed from the state in the whole task, reaches the whole goal; where a done
+    object leaves the smaller task unsolvable (a Blocksworld block done on one that must move: that one is never
+    clear), it says so and gives up, and the whole task is left to the rest of the hand-off."""
+    from up_gnnplan.problems import load_task
+    from up_gnnplan.search import Status as SearchStatus
+    from up_gnnplan.search.lama import lama_first_reduced, reduced_problem_text
+    from up_gnnplan.states.successors import is_goal
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "deliver"
+    task = load_task(fixtures / "domain.pddl", fixtures / "p01.pddl")
+    state = task.initial_state()
+    result = lama_first_reduced(task, Limits(30.0), state, reduced_problem_text(task, state))
+    assert result.solved, result.message
+    for action in result.actions:
+        state = action.apply(state)
+    assert is_goal(task, state)
+    # a is done (on c and under c as the goal asks), b under it must go to the table; c (clear) and d (under b) stay
+    (tmp_path / "p.pddl").write_text("""(define (problem stuck) (:domain blocksworld) (:objects a b c d)
+      (:init (on c a) (on a b) (on b d) (ontable d) (clear c) (handempty))
+      (:goal (and (on c a) (on a b) (ontable b) (ontable d))))""")
+    blocks = load_task(example("blocksworld", "domain.pddl"), tmp_path / "p.pddl")
+    reduced = reduced_problem_text(blocks, blocks.initial_state())
+    assert reduced[1] == ["a"]
+    stuck = lama_first_reduced(blocks, Limits(30.0), blocks.initial_state(), reduced)
+    assert stuck.status is SearchStatus.GAVE_UP
+    assert stuck.message == "LAMA-first proved the task without the 1 done object unsolvable"
+
+
+@needs_fd
+def test_the_hand_off_plans_without_the_done_objects_of_the_walks_state(tmp_path):
+    """Gripper, 20 balls: the walk stops at its step limit with a quarter of the objects done (delivered balls);
+    LAMA-first plans from there on the task without them, and the plan, validated, is the walk's prefix and
+    LAMA-first's. With handoff_reduced off, LAMA-first plans on the whole task."""
+    from up_gnnplan.datasets.generators import generate
+
+    problem_file, = generate("gripper", tmp_path, count=1, seed=5, balls=20)
+    problem = load_pddl(tmp_path / "domain.pddl", problem_file)
+    engine = dict(max_steps=40, handoff_stall=1, fallback="model+lama")
+    result = GnnplanEngine(**engine).solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    assert result.metrics["found_by"] == "walk+lama-first"
+    said = [m for m in messages(result) if m.startswith("lama-first: solved")]
+    assert said and " done objects of 24)" in said[0], messages(result)
+    valid, note, cost = check_plan(problem, result.plan)
+    assert valid, note
+    whole = GnnplanEngine(**engine, handoff_reduced=False).solve(problem, timeout=60)
+    assert whole.status == Status.SOLVED_SATISFICING, messages(whole)
+    assert not any("done objects" in m for m in messages(whole)), messages(whole)

@@ -91,6 +91,7 @@ def engine_params(ctx: click.Context) -> dict:
 @engine_option("--handoff-stall", param="handoff_stall", type=click.IntRange(min=0))
 @engine_option("--on-course/--no-on-course", param="on_course")
 @engine_option("--handoff-from-walk/--no-handoff-from-walk", param="handoff_from_walk")
+@engine_option("--handoff-reduced/--no-handoff-reduced", param="handoff_reduced")
 @engine_option("--keep-goals/--no-keep-goals", param="keep_goals")
 @click.option("--timeout", type=SECONDS, default=60.0, show_default=True,
               help="Seconds from the start of the command: reading the PDDL, search and validation all count.")

@@ -123,6 +123,12 @@ PARAMS = {
                                "that satisfies the most goal literals (more than the initial state), in half the time "
                                "left, and the plan is the walk up to that state and LAMA-first's plan from there; "
                                "where it finds none there, LAMA-first plans from the initial state with the rest."),
+    "handoff_reduced": Param(True, _flag, "True or False",
+                             "With handoff_from_walk: where a quarter of the task's objects or more are done in the "
+                             "walk's furthest state (the goal names them and every goal literal naming them holds; "
+                             "none in a static atom with one that is not), LAMA-first first plans from that state on "
+                             "the task without them, in half the time left (unless the whole task's translation is "
+                             "done); its plan counts where it applies to the whole task and reaches the whole goal."),
     "keep_goals": Param(True, _flag, "True or False",
                         "With fallback model+lama: a policy that goes round in circles (for 100 steps no closer to "
                         "the goal, while undoing goal literals it had achieved) keeps the goal literals its state "

@@ -128,17 +128,20 @@ def up_result(found: SearchResult, plan, engine: str, metrics: dict | None = Non
     return PlanGenerationResult(up_status(found.status), None, engine, metrics, [LogMessage(level, found.message)])
 
 
-def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNWARD, start=None) -> SearchResult:
+def fast_downward(task, limits: Limits, alias: str, missing: str = NO_FAST_DOWNWARD, start=None,
+                  problem: str | None = None) -> SearchResult:
     """Run Fast Downward's ``alias`` (one of :data:`PLANNERS`) on ``task`` with the time and memory
     left under ``limits``; return its plan as pymimir ground actions (status SOLVED), or why there
     is none. ``start``: a state of the task to plan from instead of its initial state (the problem's
-    file with the state's fluent atoms in its ``:init``, :func:`state_problem_text`). Without
+    file with the state's fluent atoms in its ``:init``, :func:`state_problem_text`); ``problem``: the
+    problem's text to plan on instead (its plan replayed from ``start`` in ``task``). Without
     up-fast-downward, :class:`~up_gnnplan.errors.GnnplanError` with ``missing``."""
     name = PLANNERS[alias]
     began = time.perf_counter()
     try:
         limits.check(f"before handing the task to {name}")
-        problem = task.problem_text if start is None else state_problem_text(task, start)
+        if problem is None:
+            problem = task.problem_text if start is None else state_problem_text(task, start)
         command, folder = _command(task, limits, alias, name, missing, problem)
         try:
             result = _planned(task, limits, command, folder.name, name, start, began)
@@ -183,6 +186,152 @@ def state_problem_text(task, state) -> str:
         raise InternalError(f"internal error: the (:init ...) of the problem of {task.source.problem} is not closed")
     init = kept + [f"({' '.join(atom)})" for atom in _fluent_atoms(task, state)]
     return code[:found.start()] + "(:init\n  " + "\n  ".join(init) + ")" + code[end + 1:]
+
+
+def _section(code: str, keyword: str) -> tuple[int, int] | None:
+    """The span ``(start, end)`` of the problem's top-level section ``(:keyword ...)`` in ``code``: ``code[start]`` is
+    its opening parenthesis, ``code[end]`` the closing one; None where there is none."""
+    found = re.search(r"\(\s*:" + keyword + r"\b", code)
+    if found is None:
+        return None
+    depth = 0
+    for index in range(found.start(), len(code)):
+        depth += {"(": 1, ")": -1}.get(code[index], 0)
+        if depth == 0:
+            return found.start(), index
+    return None
+
+
+def _items(text: str) -> list[str]:
+    """The parenthesised items of ``text`` at its top level, in order."""
+    items, depth, begin = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+            if depth == 1:
+                begin = index
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                items.append(text[begin:index + 1])
+    return items
+
+
+def reduced_problem_text(task, state) -> tuple[str, list[str]] | None:
+    """Return ``task``'s problem file with ``state`` as its initial state and without its *done* objects, and their
+    names; None where no object is done or the goal is not a conjunction of literals.
+
+    An object is done where the goal names it, every goal literal that names it holds in ``state`` (a package
+    delivered; a domain constant never is), every fluent atom of ``state`` that names it is one the goal asks for
+    (the location the ferry is at stays, and a Blocksworld block that is clear), and each static atom that names
+    it names only done objects (a location on a road to one that is not stays: the map stays whole). Their atoms,
+    static or fluent, and goal literals are left out:
+    a plan of the smaller task (fewer ground actions: the translator's time) applies to the whole task where the
+    objects left out do not constrain the others, which the caller checks by replaying the plan from ``state`` and
+    testing the whole goal. Where they do (a Blocksworld block left out on one that must move: that one is never
+    clear), the smaller task is unsolvable, which Fast Downward's translator mostly proves at once."""
+    from up_gnnplan.problems.syntax import pddl_code
+    from up_gnnplan.search.course import goal_literals
+
+    literals = list(task.goal_condition.get_literals())
+    if not goal_literals(task) or len(task.goal_condition.get_literals()) != len(literals):
+        return None
+    code = pddl_code(state_problem_text(task, state))
+    objects = _section(code, "objects")
+    if objects is None:
+        return None
+    tokens = code[objects[0]:objects[1]].split()[1:]  # after "(:objects"
+    if any("(" in token or ")" in token for token in tokens):
+        return None  # (either ...) types: not rewritten here
+    named: dict[str, bool] = {}  # object named by a goal literal -> whether all of those hold
+    for literal in literals:
+        holds = literal.is_static() or state.literal_holds(literal)
+        for term in literal.get_atom().get_terms():
+            name = str(term).lower()
+            named[name] = named.get(name, True) and holds
+    declared = {token for i, token in enumerate(tokens) if token != "-" and (i == 0 or tokens[i - 1] != "-")}
+    gone = {name for name, holds in named.items() if holds and name in declared}
+    init = _section(code, "init")
+    goal = _section(code, "goal")
+    if init is None or goal is None or not objects[1] < init[0] < goal[0]:
+        return None
+    items = _items(code[init[0] + 1:init[1]])
+    fluent = {predicate.get_name().lower() for predicate in task.mimir_domain.get_predicates() if predicate.is_fluent()}
+    wanted = {" ".join(_literal_text(literal).strip("()").split()) for literal in literals if literal.get_polarity()}
+    # Not done: an object in a fluent atom the goal does not ask for (the location the ferry is at, a block clear)
+    gone -= {name for item in items if item.strip("()").split()[0] in fluent
+             and " ".join(item.strip("()").split()) not in wanted for name in item.strip("()").split()[1:]}
+    # ... or in a static atom with one that is not done (a location on a road: the map stays whole).
+    static = [item.strip("()").split()[1:] for item in items if item.strip("()").split()[0] not in fluent | {"="}]
+    while True:
+        tied = {name for args in static if not gone.issuperset(args) for name in args if name in gone}
+        if not tied:
+            break
+        gone -= tied
+    done = sorted(gone)
+    if not done:
+        return None
+    kept, names = [], []  # the objects' declaration without the done ones ("a b - t c - u")
+    for i, token in enumerate(tokens):
+        if i > 0 and tokens[i - 1] == "-":
+            if names:
+                kept += names + ["-", token]
+            names = []
+        elif token != "-" and token not in gone:
+            names.append(token)
+    kept += names
+
+    def mentions(item: str) -> bool:
+        return bool(gone.intersection(item.replace("(", " ").replace(")", " ").split()))
+
+    atoms = [item for item in items if not mentions(item)]
+    goals = [_literal_text(literal) for literal in literals]
+    goals = [text if literal.get_polarity() else f"(not {text})" for literal, text in zip(literals, goals)
+             if not mentions(text)]
+    text = (code[:objects[0]] + "(:objects " + " ".join(kept) + ")" + code[objects[1] + 1:init[0]]
+            + "(:init\n  " + "\n  ".join(atoms) + ")" + code[init[1] + 1:goal[0]]
+            + "(:goal (and " + " ".join(goals) + "))" + code[goal[1] + 1:])
+    return text, done
+
+
+def done_objects(count: int) -> str:
+    """``count`` done objects, in words."""
+    return f"{count} done object{'' if count == 1 else 's'}"
+
+
+def _literal_text(literal) -> str:
+    """The atom of a pymimir goal literal as PDDL, in lower case: ``(at p1 l2)``."""
+    atom = literal.get_atom()
+    return "(" + " ".join([atom.get_predicate().get_name(), *(str(term) for term in atom.get_terms())]).lower() + ")"
+
+
+def lama_first_reduced(task, limits: Limits, start, reduced: tuple[str, list[str]]) -> SearchResult:
+    """Run LAMA-first from the state ``start`` of ``task`` on its problem without its done objects (``reduced``, from
+    :func:`reduced_problem_text`); return its plan, replayed from ``start`` in the whole task, where that reaches the
+    whole goal, else why there is none (status GAVE_UP, or UNSOLVABLE for the smaller task: the whole task may still
+    be solvable)."""
+    from up_gnnplan.states.successors import is_goal
+
+    text, done = reduced
+    name, without = PLANNERS["lama-first"], done_objects(len(done))
+    try:
+        result = fast_downward(task, limits, "lama-first", start=start, problem=text)
+    except InternalError as error:  # a step not applicable in the whole task
+        return SearchResult(Status.GAVE_UP, message=f"its plan without the {without} does not apply to the whole "
+                                                    f"task ({error})")
+    if not result.solved:
+        if result.status is Status.UNSOLVABLE:
+            result.status = Status.GAVE_UP
+            result.message = f"{name} proved the task without the {without} unsolvable"
+        return result
+    state = start
+    for action in result.actions:
+        state = action.apply(state)
+    if not is_goal(task, state):
+        return SearchResult(Status.GAVE_UP, expanded=result.expanded, evaluated=result.evaluated,
+                            seconds=result.seconds,
+                            message=f"its plan without the {without} does not reach the whole goal")
+    return result
 
 
 class Translation:
