@@ -228,24 +228,33 @@ def test_lama_first_runs_under_an_outer_address_space_limit(tmp_path):
     assert outcome.startswith("SOLVED ") and int(outcome.split()[1]) > 0, outcome
 
 
+def _gripper_hand_off(tmp_path, max_steps: int):
+    """Solve a Gripper problem of 20 balls whose walk stops at ``max_steps`` and whose learned search stalls at once:
+    return the problem, the engine's params, and LAMA-first's line in the log, after checking that the plan, found
+    from the walk's state, is valid."""
+    from up_gnnplan.datasets.generators import generate
+
+    problem_file, = generate("gripper", tmp_path, count=1, seed=5, balls=20)
+    problem = load_pddl(tmp_path / "domain.pddl", problem_file)
+    engine = dict(max_steps=max_steps, handoff_stall=1, fallback="model+lama")
+    result = GnnplanEngine(**engine).solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING, messages(result)
+    assert result.metrics["found_by"] == "walk+lama-first"
+    said = [m for m in messages(result) if m.startswith("lama-first: solved")]
+    assert said, messages(result)
+    valid, note, cost = check_plan(problem, result.plan)
+    assert valid, note
+    return problem, engine, said[0]
+
+
 @needs_fd
 def test_lama_first_plans_from_the_furthest_state_of_the_walk_and_the_plan_is_its_prefix_and_lamas(tmp_path):
     """Gripper, 20 balls: the walk stops at its step limit (8 steps) with 2 balls delivered, the learned search
     stalls; LAMA-first plans from the walk's state of fewest goal literals left (after step 5: the first such),
     in the same translation as from the initial state, and the plan, validated, is the walk's first 5 steps
     and LAMA-first's. Without handoff_from_walk LAMA-first plans from the initial state."""
-    from up_gnnplan.datasets.generators import generate
-
-    problem_file, = generate("gripper", tmp_path, count=1, seed=5, balls=20)
-    problem = load_pddl(tmp_path / "domain.pddl", problem_file)
-    engine = dict(max_steps=8, handoff_stall=1, fallback="model+lama")
-    result = GnnplanEngine(**engine).solve(problem, timeout=60)
-    assert result.status == Status.SOLVED_SATISFICING, messages(result)
-    assert result.metrics["found_by"] == "walk+lama-first"
-    said = [m for m in messages(result) if m.startswith("lama-first: solved")]
-    assert said and "from step 5 of the policy's walk (18 of 20 goal literals left)" in said[0], messages(result)
-    valid, note, cost = check_plan(problem, result.plan)
-    assert valid, note
+    problem, engine, said = _gripper_hand_off(tmp_path, max_steps=8)
+    assert "from step 5 of the policy's walk (18 of 20 goal literals left)" in said
     alone = GnnplanEngine(**engine, handoff_from_walk=False).solve(problem, timeout=60)
     assert alone.metrics["found_by"] == "lama-first", messages(alone)
     said = [m for m in messages(alone) if m.startswith("lama-first: solved")]
@@ -457,18 +466,8 @@ def test_the_hand_off_plans_without_the_done_objects_of_the_walks_state(tmp_path
     """Gripper, 20 balls: the walk stops at its step limit with a quarter of the objects done (delivered balls);
     LAMA-first plans from there on the task without them, and the plan, validated, is the walk's prefix and
     LAMA-first's. With handoff_reduced off, LAMA-first plans on the whole task."""
-    from up_gnnplan.datasets.generators import generate
-
-    problem_file, = generate("gripper", tmp_path, count=1, seed=5, balls=20)
-    problem = load_pddl(tmp_path / "domain.pddl", problem_file)
-    engine = dict(max_steps=40, handoff_stall=1, fallback="model+lama")
-    result = GnnplanEngine(**engine).solve(problem, timeout=60)
-    assert result.status == Status.SOLVED_SATISFICING, messages(result)
-    assert result.metrics["found_by"] == "walk+lama-first"
-    said = [m for m in messages(result) if m.startswith("lama-first: solved")]
-    assert said and " done objects of 24)" in said[0], messages(result)
-    valid, note, cost = check_plan(problem, result.plan)
-    assert valid, note
+    problem, engine, said = _gripper_hand_off(tmp_path, max_steps=40)
+    assert " done objects of 24)" in said
     whole = GnnplanEngine(**engine, handoff_reduced=False).solve(problem, timeout=60)
     assert whole.status == Status.SOLVED_SATISFICING, messages(whole)
     assert not any("done objects" in m for m in messages(whole)), messages(whole)

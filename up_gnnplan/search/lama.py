@@ -162,30 +162,16 @@ def state_problem_text(task, state) -> str:
     from up_gnnplan.problems.syntax import pddl_code
 
     code = pddl_code(task.problem_text)
-    found = re.search(r"\(\s*:init\b", code)
-    if found is None:
+    if re.search(r"\(\s*:init\b", code) is None:
         raise InternalError(f"internal error: no (:init ...) in the problem of {task.source.problem}")
-    fluent = {p.get_name().lower() for p in task.mimir_domain.get_predicates() if p.is_fluent()}
-    kept, depth, begin, end = [], 1, None, None
-    for index in range(found.end(), len(code)):
-        char = code[index]
-        if char == "(":
-            depth += 1
-            if depth == 2:
-                begin = index
-        elif char == ")":
-            depth -= 1
-            if depth == 1:
-                item = code[begin:index + 1]
-                if item[1:].split(None, 1)[0].strip("()") not in fluent:
-                    kept.append(item)  # a static atom, or a numeric value (= ...)
-            elif depth == 0:
-                end = index
-                break
-    if end is None:
+    init = _section(code, "init")
+    if init is None:
         raise InternalError(f"internal error: the (:init ...) of the problem of {task.source.problem} is not closed")
-    init = kept + [f"({' '.join(atom)})" for atom in _fluent_atoms(task, state)]
-    return code[:found.start()] + "(:init\n  " + "\n  ".join(init) + ")" + code[end + 1:]
+    fluent = {p.get_name().lower() for p in task.mimir_domain.get_predicates() if p.is_fluent()}
+    kept = [item for item in _items(code[init[0] + 1:init[1]])  # static atoms, numeric values (= ...)
+            if item[1:].split(None, 1)[0].strip("()") not in fluent]
+    atoms = kept + [f"({' '.join(atom)})" for atom in _fluent_atoms(task, state)]
+    return code[:init[0]] + "(:init\n  " + "\n  ".join(atoms) + ")" + code[init[1] + 1:]
 
 
 def _section(code: str, keyword: str) -> tuple[int, int] | None:
