@@ -216,13 +216,12 @@ def reduced_problem_text(task, state) -> tuple[str, list[str]] | None:
     objects left out do not constrain the others, which the caller checks by replaying the plan from ``state`` and
     testing the whole goal. Where they do (a Blocksworld block left out on one that must move: that one is never
     clear), the smaller task is unsolvable, which Fast Downward's translator mostly proves at once."""
-    from up_gnnplan.problems.syntax import pddl_code
     from up_gnnplan.search.course import goal_literals
 
-    literals = list(task.goal_condition.get_literals())
-    if not goal_literals(task) or len(task.goal_condition.get_literals()) != len(literals):
+    if not goal_literals(task):  # numeric or quantified conditions in the goal
         return None
-    code = pddl_code(state_problem_text(task, state))
+    literals = list(task.goal_condition.get_literals())
+    code = state_problem_text(task, state)  # lower case, comments blanked
     objects = _section(code, "objects")
     if objects is None:
         return None
@@ -242,13 +241,13 @@ def reduced_problem_text(task, state) -> tuple[str, list[str]] | None:
     if init is None or goal is None or not objects[1] < init[0] < goal[0]:
         return None
     items = _items(code[init[0] + 1:init[1]])
+    words = [item.replace("(", " ").replace(")", " ").split() for item in items]  # [predicate, object, ...]
     fluent = {predicate.get_name().lower() for predicate in task.mimir_domain.get_predicates() if predicate.is_fluent()}
-    wanted = {" ".join(_literal_text(literal).strip("()").split()) for literal in literals if literal.get_polarity()}
+    wanted = {tuple(_literal_text(literal).strip("()").split()) for literal in literals if literal.get_polarity()}
     # Not done: an object in a fluent atom the goal does not ask for (the location the ferry is at, a block clear)
-    gone -= {name for item in items if item.strip("()").split()[0] in fluent
-             and " ".join(item.strip("()").split()) not in wanted for name in item.strip("()").split()[1:]}
+    gone -= {name for atom in words if atom[0] in fluent and tuple(atom) not in wanted for name in atom[1:]}
     # ... or in a static atom with one that is not done (a location on a road: the map stays whole).
-    static = [item.strip("()").split()[1:] for item in items if item.strip("()").split()[0] not in fluent | {"="}]
+    static = [atom[1:] for atom in words if atom[0] not in fluent | {"="}]
     while True:
         tied = {name for args in static if not gone.issuperset(args) for name in args if name in gone}
         if not tied:
@@ -270,7 +269,7 @@ def reduced_problem_text(task, state) -> tuple[str, list[str]] | None:
     def mentions(item: str) -> bool:
         return bool(gone.intersection(item.replace("(", " ").replace(")", " ").split()))
 
-    atoms = [item for item in items if not mentions(item)]
+    atoms = [item for item, atom in zip(items, words) if not gone.intersection(atom)]
     goals = [_literal_text(literal) for literal in literals]
     goals = [text if literal.get_polarity() else f"(not {text})" for literal, text in zip(literals, goals)
              if not mentions(text)]

@@ -57,7 +57,7 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
             limits.check(f"before policy step {step + 1}")
             children = generate(lambda: Successors(state), f"policy step {step + 1}")
             what = f"the {len(children):,} successors of policy step {step + 1}"
-            best, best_key, best_value = None, np.inf, np.inf
+            best, best_rank, best_value = None, np.inf, np.inf
             known: dict = {}  # symmetry class of an action -> the value of its successors
             for chunk in children:
                 limits.check(f"while generating {what}")
@@ -79,12 +79,12 @@ def policy_rollout(task, value_fn, *, max_steps: int = 1000, time_limit: float |
                         evaluated += len(new)
                     values = np.array([known[k] for k in keys])
                 values = values + np.array([c for _, _, c in options])
-                keys = values  # what the choice is by: with a course that keeps goal literals, undoing one is last
+                ranks = values  # what the choice is by: with a course that keeps goal literals, undoing one is last
                 if course is not None and course.keeping:
-                    keys = values + np.array([UNDOING if course.undoes(s) else 0.0 for _, s, _ in options])
-                i = int(np.argmin(keys))
-                if keys[i] < best_key or best is None:  # the first of equal values, as one argmin over all
-                    best, best_key, best_value = options[i], keys[i], values[i]
+                    ranks = values + np.array([UNDOING if course.undoes(s) else 0.0 for _, s, _ in options])
+                i = int(np.argmin(ranks))
+                if ranks[i] < best_rank or best is None:  # the first of equal values, as one argmin over all
+                    best, best_rank, best_value = options[i], ranks[i], values[i]
             if best is None:
                 return SearchResult(Status.GAVE_UP, actions, cost, step, evaluated, limits.deadline.elapsed(),
                                     f"no unvisited successor after {step} steps", path_values, "value")
