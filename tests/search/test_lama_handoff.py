@@ -471,3 +471,160 @@ def test_the_hand_off_plans_without_the_done_objects_of_the_walks_state(tmp_path
     whole = GnnplanEngine(**engine, handoff_reduced=False).solve(problem, timeout=60)
     assert whole.status == Status.SOLVED_SATISFICING, messages(whole)
     assert not any("done objects" in m for m in messages(whole)), messages(whole)
+
+
+def _deliver_task():
+    from up_gnnplan.problems import load_task
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "deliver"
+    return load_task(fixtures / "domain.pddl", fixtures / "p01.pddl")
+
+
+def _step(state, name: str):
+    return next(a for a in state.generate_applicable_actions() if str(a) == name)
+
+
+@needs_fd
+def test_lama_first_plans_beside_a_walk_past_its_share_on_the_task_without_its_done_objects(monkeypatch):
+    """A walk gone on past its share, a core free: LAMA-first plans beside it on the task without the done objects
+    of its state, with half the memory left. Once its plan (replayed in the whole task from that state) reaches the
+    whole goal, the walk's next check stops it (Overtaken); no second search starts, and stopping it removes its
+    folder."""
+    from up_gnnplan.limits import Overtaken
+    from up_gnnplan.search import course as course_module
+    from up_gnnplan.search import lama
+    from up_gnnplan.states.successors import is_goal
+
+    task = _deliver_task()
+    whole = Limits(60, memory_mb=4000)
+    part = whole.share(0.0)  # its share spent: the walk goes on in an extension
+    said, started = [], []
+
+    def reduce(state, step, left, share):
+        started.append(lama.ReducedSearch(task, whole, state, step, lama.reduced_problem_text(task, state), left,
+                                          share))
+        return started[-1]
+
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: True)
+    course = course_module.Course(task, part, whole, reduce=reduce, say=lambda level, text: said.append(text))
+    part.deadline.extend_to(whole.deadline.end)
+    state = _step(task.initial_state(), "(load p2 t a)").apply(task.initial_state())
+    course.observe(1, state)
+    assert started and said == ["LAMA-first plans beside the walk from step 1 (1 of 2 goal literals left) on the task "
+                                "without its 1 done objects of 6"]
+    assert part.memory_mb < whole.memory_mb  # the search has half the memory left, the walk the rest
+    deadline = time.perf_counter() + 30
+    while not course.reduced.ended() and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    with pytest.raises(Overtaken, match="before step 2: LAMA-first, on the task without the 1 done object of step 1 "
+                                        "of the walk beside it, found a plan"):
+        part.check("before step 2")
+    found = course.reduced.result(whole)
+    assert found.solved
+    for action in found.actions:
+        state = action.apply(state)
+    assert is_goal(task, state)
+    course.reduce_at = 0.0
+    course.observe(2, state)
+    assert len(started) == 1  # it has a plan: none again
+    folder = Path(course.reduced.folder.name)
+    course.reduced.stop()
+    assert not folder.exists()
+
+
+@needs_fd
+def test_a_plan_beside_the_walk_is_the_walks_steps_to_its_state_and_lamas_or_none_where_the_walk_took_them_back():
+    """At the hand-off, LAMA-first's search started beside the walk on the task without its done objects is waited
+    for: its plan follows the walk's steps to the state it started from, with their cost; on a path that does not
+    pass that state (the walk took those steps back) there is none."""
+    from up_gnnplan.search import SearchResult
+    from up_gnnplan.search import Status as SearchStatus
+    from up_gnnplan.search import lama
+    from up_gnnplan.search.modes import Job, _await_reduced, _reduced_after_walk
+
+    task = _deliver_task()
+    first = _step(task.initial_state(), "(load p2 t a)")
+    middle = first.apply(task.initial_state())
+    second = _step(middle, "(drive t a b)")
+    walk = SearchResult(SearchStatus.GAVE_UP, [first, second], 2.0)
+    reduced = lama.ReducedSearch(task, Limits(60), middle, 1, lama.reduced_problem_text(task, middle), 1, 1.0)
+    said = []
+    job = Job(None, {}, Limits(60), lambda level, text: said.append(text), {})
+    try:
+        plan, waited = _await_reduced(job, task, walk, reduced, left=1)
+        assert waited and plan is not None and reduced.used
+        assert plan.actions[:1] == [first] and plan.actions[1:] == reduced.found.actions
+        assert plan.cost == 1.0 + reduced.found.cost
+        assert said and said[0].startswith("lama-first: solved") and "from its step 1" in said[0]
+        other = SearchResult(SearchStatus.GAVE_UP, [_step(task.initial_state(), "(drive t a b)")], 1.0)
+        assert _reduced_after_walk(task, other, reduced, reduced.found) is None  # its state is not on this path
+    finally:
+        reduced.stop()
+
+
+def test_a_walk_too_slow_for_a_translation_that_cannot_end_walks_on_without_the_translator(monkeypatch):
+    """On course but too slow, where LAMA-first's translation is estimated at over LATE_FACTOR times the time left:
+    with ``reduce`` no translator starts (its core is left to LAMA-first on the smaller task), and the walk goes on
+    to the deadline; without ``reduce`` the translator starts, as before."""
+    from up_gnnplan.search import course as course_module
+
+    task = _deliver_task()
+    for reduce, translator in ((lambda *args: None, False), (None, True)):
+        whole = Limits(60)
+        part = whole.share(0.5)
+        started = []
+        course = course_module.Course(task, part, whole, translate=lambda share: started.append(share) or None,
+                                      reduce=reduce)
+        monkeypatch.setattr(course, "_translation_seconds", lambda: 1e6)
+        monkeypatch.setattr(course, "_start_translation", lambda: started.append(1) or True)
+        course._beside_translation(10, 30.0, "a test")
+        assert bool(started) is translator
+        assert course.beside and part.deadline.end == whole.deadline.end
+        if not translator:
+            assert "LAMA-first planning beside it on the task without its done objects" in course.extensions[-1]
+
+
+class _Running:
+    """A Fast Downward process beside the walk that has not ended."""
+
+    def __init__(self, done: int = 1, left: int = 1):
+        self.done, self.left, self.stopped, self.dropped, self.beside = done, left, False, False, None
+
+    def poll(self):
+        return self.stopped
+
+    def ended(self):
+        return self.stopped
+
+    def solved(self):
+        return False
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_the_whole_tasks_translator_not_due_in_time_leaves_its_core_to_lama_first_on_the_smaller_task(monkeypatch):
+    """The whole task's translator, started with the walk and estimated to end after the deadline, holds the core:
+    LAMA-first on the task without the done objects starts in its place (no other core free), and the translator is
+    stopped and dropped, the hand-off left to search the smaller task. A search on the smaller task is not started
+    again until the goal literals left have halved."""
+    from up_gnnplan.search import course as course_module
+
+    task = _deliver_task()
+    whole = Limits(60, memory_mb=4000)
+    part = whole.share(0.0)
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: False)
+    said, started = [], []
+    translator = _Running()
+    course = course_module.Course(task, part, whole, translate=lambda share: translator, at_once="a test",
+                                  reduce=lambda *args: started.append(_Running(left=args[2])) or started[-1],
+                                  say=lambda level, text: said.append(text))
+    course.due = time.perf_counter() + 600  # estimated to end long after the deadline
+    part.deadline.extend_to(whole.deadline.end)
+    state = task.initial_state()
+    course.observe(1, state)
+    assert len(started) == 1 and translator.stopped and translator.dropped and course.translation is None
+    assert said[-1].endswith("LAMA-first's translator of the whole task, not due before the deadline, stopped")
+    course.reduce_at = 0.0
+    course.observe(2, state)  # as many goal literals left: the one running goes on
+    assert len(started) == 1 and not started[0].stopped

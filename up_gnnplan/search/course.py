@@ -113,6 +113,14 @@ LATE_FACTOR = 4.0
 # extended to the deadline by its forecast of 29.5 s, made 725 steps without reaching the goal, and LAMA-first, its
 # translation done since the minute's first half, had no time left; LAMA-first alone solved the task in 33 s.
 RESERVE_SHARE = 0.2
+# With ``reduce`` (engine param ``handoff_reduced``): where the walk goes on past its share, LAMA-first plans beside it
+# on the task without the done objects of its state (search.lama.ReducedSearch) where a core is free, judged at most
+# every REDUCE_EVERY seconds of the walk; it starts again from a later state (the one before stopped) only where the
+# goal literals left have fallen to REDUCE_AGAIN of those where the one before started. Hard-lower Transport (172
+# packages): the walk delivers 163 in 47 s of the minute, and the task without them takes 12.9 s; 44 packages left
+# take about 20 s, 9 more of the walk's steps about 4 s.
+REDUCE_EVERY = 2.0
+REDUCE_AGAIN = 0.5
 
 
 def goal_literals(task) -> list:
@@ -157,7 +165,7 @@ class Course:
 
     def __init__(self, task, part, whole, steps: bool = False, value=None, inputs=None,
                  estimate: float | None = None, trial=None, factor: float = 0.0, say=None, translate=None,
-                 at_once: str = "", keep: bool = False):
+                 at_once: str = "", keep: bool = False, reduce=None):
         self.part, self.whole, self.steps, self.estimate = part, whole, steps, estimate
         # Starts LAMA-first's translation (a search.lama.Translation): at once where ``at_once`` says why
         # (:func:`translate_at_once`), else where the walk is on course but too slow.
@@ -188,6 +196,11 @@ class Course:
         # With ``keep``, a walk seen going round in circles keeps the goal literals its state holds from then on
         # (``keeping``; ``kept``: those of the state last seen): :meth:`undoes`.
         self.keep, self.keeping, self.kept = keep, False, []
+        # Starts LAMA-first on the task without the done objects of a state of the walk (a search.lama.ReducedSearch,
+        # or None where too few objects are done) from (state, step, goal literals left, memory share), where the walk
+        # goes on past its share (``reduce_at``: its end, then the clock of the next look): :meth:`_reduce_beside`.
+        self.reduce, self.reduced = reduce, None
+        self.reduce_at = part.deadline.end if reduce is not None and self.literals else None
         # Where FF's trial has the free core, the translator starts once it has ended (:meth:`awaited`).
         self.pending = at_once if translate is not None else ""
         if self.pending and trial is None:
@@ -219,6 +232,8 @@ class Course:
                 self.part.memory_mb = self.memory_mb
             if walks_on:  # (a walk that hands over now has LAMA-first search from its state first)
                 self._search_beside(step)
+        if self.reduce_at is not None and time.perf_counter() >= self.reduce_at:
+            self._reduce_beside(step, state)
 
     def awaited(self, step: int, max_steps: int) -> int:
         """Return the step limit after ``step`` steps: ``max_steps``, or, once FF's trial beside the walk
@@ -474,12 +489,12 @@ class Course:
             return
         headroom = self.whole.headroom_mb()
         try:
-            search = self.translation.search_beside(self.whole, BESIDE_MEMORY_SHARE)
+            self.translation.search_beside(self.whole, BESIDE_MEMORY_SHARE)
         except GnnplanError as error:  # a limit reached, too little memory left: the hand-off says so
             self.say("info", f"LAMA-first's search not started beside the walk: {error}")
             return
         self._walk_keeps(headroom)
-        self.part.overtaken = search.overtaken
+        self.part.overtaken = self._overtaken
         self.say("info", f"LAMA-first searches beside the walk from the initial state from step {step} (its "
                          f"translator ended after {self.translation.took:.1f} s; a core is free)")
 
@@ -487,8 +502,20 @@ class Course:
         """On course after ``step`` steps (``words``) but too slow for the ``whole`` seconds the solve has left: start
         LAMA-first's translation, once (unless it started at once), and extend the share to the solve's deadline
         (:meth:`observe` ends it when the translator ends). A translation started at once that has ended already
-        leaves the share as it is: the walk hands over when it runs out."""
+        leaves the share as it is: the walk hands over when it runs out. Where the translation could not end in time
+        (estimated at over :data:`LATE_FACTOR` times the time left) and ``reduce`` is given, the walk goes on to the
+        deadline without it, LAMA-first planning beside it on the task without its done objects
+        (:meth:`_reduce_beside`) on the core the translator would take."""
         if self.beside:
+            return
+        if self.translation is None and self.reduce is not None and self._translation_seconds() > LATE_FACTOR * whole:
+            self.beside = True
+            self.part.deadline.extend_to(self.whole.deadline.end)
+            self.extensions.append(
+                f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left, and LAMA-first's "
+                f"translator would take about {self._translation_seconds():.0f} s: it walks on, LAMA-first planning "
+                "beside it on the task without its done objects")
+            self.reduce_at = time.perf_counter()
             return
         if self.translation is None:
             if self.translate is None or not self._start_translation():
@@ -499,6 +526,66 @@ class Course:
         self.part.deadline.extend_to(self.whole.deadline.end)
         self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
                                "it walks on while LAMA-first's translator runs beside it")
+
+    def _translation_seconds(self) -> float:
+        """LAMA-first's translation of the task, estimated at :data:`TRANSLATOR_SECONDS_PER_ACTION` a ground action."""
+        from up_gnnplan.problems.size import estimate_ground_actions
+
+        return estimate_ground_actions(self.task) * TRANSLATOR_SECONDS_PER_ACTION
+
+    def _reduce_beside(self, step: int, state) -> None:
+        """The walk goes on past its share, after ``step`` steps in ``state``: where a core is free and LAMA-first's
+        whole translation is neither done nor due before the deadline, start LAMA-first beside it on the task
+        without the done objects of ``state`` (``reduce``) with :data:`BESIDE_MEMORY_SHARE` of the memory left, the
+        walk keeping the rest; again from a later state (the one before stopped) only where the goal literals left
+        have fallen to :data:`REDUCE_AGAIN` of those where the one before started. Looked at every
+        :data:`REDUCE_EVERY` seconds. A translation of the whole task still running (not due in time) is stopped
+        (``dropped``): it would hold the core. Hard-lower Transport (108 packages): the translator, estimated at
+        63 s, takes 89 s."""
+        from up_gnnplan.errors import GnnplanError
+        from up_gnnplan.search.ff import free_core
+
+        self.reduce_at = time.perf_counter() + REDUCE_EVERY
+        running, left = self.reduced, self.left(state)
+        if running is not None and (running.solved() or left > REDUCE_AGAIN * running.left):
+            return
+        if left == 0 or self.translation_in_time() or self.whole.deadline.passed():
+            return
+        # a search before it, or the whole task's translator, still running holds the core it takes
+        holder = (running is not None and not running.ended()) or (
+            self.translation is not None and not self.translation.poll())
+        if not holder and not free_core():
+            return
+        headroom = self.whole.headroom_mb()
+        try:
+            search = self.reduce(state, step, left, BESIDE_MEMORY_SHARE)
+        except GnnplanError as error:  # a limit reached, or Fast Downward missing: the hand-off says so
+            self.say("info", f"LAMA-first not started beside the walk on the task without its done objects: {error}")
+            self.reduce_at = None
+            return
+        if search is None:  # too few objects done
+            return
+        if running is not None:
+            running.stop()
+        self.reduced = search
+        self._walk_keeps(headroom)
+        self.part.overtaken = self._overtaken
+        dropped = ""
+        if self.translation is not None and not self.translation.poll():  # not due in time: it would hold a core
+            self.translation.stop()
+            self.translation.dropped, self.translation = True, None
+            dropped = "; LAMA-first's translator of the whole task, not due before the deadline, stopped"
+        self.say("info", f"LAMA-first plans beside the walk from step {step} ({left} of {self.total} goal literals "
+                         f"left) on the task without its {search.done} done objects of {self.task.num_objects}"
+                         + dropped)
+
+    def _overtaken(self, what: str) -> str:
+        """Why the walk should stop at ``what``: LAMA-first, searching beside it, found a plan (on the task without
+        the done objects, or from the initial state); empty while neither has."""
+        reduced = self.reduced.overtaken(what) if self.reduced is not None else ""
+        translation = self.translation
+        beside = translation.beside if translation is not None else None
+        return reduced or (beside.overtaken(what) if beside is not None else "")
 
     def _translated(self, step: int) -> bool:
         """LAMA-first's translator, beside the walk, has ended after ``step`` steps: the walk hands over now, unless

@@ -295,28 +295,112 @@ def lama_first_reduced(task, limits: Limits, start, reduced: tuple[str, list[str
     :func:`reduced_problem_text`); return its plan, replayed from ``start`` in the whole task, where that reaches the
     whole goal, else why there is none (status GAVE_UP, or UNSOLVABLE for the smaller task: the whole task may still
     be solvable)."""
+    try:
+        result = fast_downward(task, limits, "lama-first", start=start, problem=reduced[0])
+    except InternalError as error:  # a step not applicable in the whole task
+        return _not_applicable(error, len(reduced[1]))
+    return _in_whole_task(task, start, result, len(reduced[1]))
+
+
+def _not_applicable(error: InternalError, done: int) -> SearchResult:
+    return SearchResult(Status.GAVE_UP, message=f"its plan without the {done_objects(done)} does not apply to the "
+                                                f"whole task ({error})")
+
+
+def _in_whole_task(task, start, result: SearchResult, done: int) -> SearchResult:
+    """LAMA-first's ``result`` on the task without ``done`` done objects, its plan replayed from ``start``: the plan
+    where it reaches the whole goal, else why there is none (GAVE_UP: the whole task may still be solvable)."""
     from up_gnnplan.states.successors import is_goal
 
-    text, done = reduced
-    name, without = PLANNERS["lama-first"], done_objects(len(done))
-    try:
-        result = fast_downward(task, limits, "lama-first", start=start, problem=text)
-    except InternalError as error:  # a step not applicable in the whole task
-        return SearchResult(Status.GAVE_UP, message=f"its plan without the {without} does not apply to the whole "
-                                                    f"task ({error})")
+    without = done_objects(done)
     if not result.solved:
         if result.status is Status.UNSOLVABLE:
             result.status = Status.GAVE_UP
-            result.message = f"{name} proved the task without the {without} unsolvable"
+            result.message = f"{PLANNERS['lama-first']} proved the task without the {without} unsolvable"
         return result
     state = start
     for action in result.actions:
         state = action.apply(state)
     if not is_goal(task, state):
         return SearchResult(Status.GAVE_UP, expanded=result.expanded, evaluated=result.evaluated,
-                            seconds=result.seconds,
-                            message=f"its plan without the {without} does not reach the whole goal")
+                            seconds=result.seconds, message=f"its plan without the {without} does not reach the whole goal")
     return result
+
+
+class _Search:
+    """A Fast Downward search run beside the learned part in a process group of its own (``process``), whose
+    ``result(limits)`` reads what it found."""
+
+    def wait(self, limits: Limits) -> SearchResult:
+        """Wait for the search within ``limits``; return its result, or the limit's result."""
+        try:
+            _wait(self.process, limits, self.name)
+        except LimitReached as error:
+            return stopped(error, [], 0.0, 0, 0, limits)
+        return self.result(limits)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            _kill(self.process)
+
+
+class ReducedSearch(_Search):
+    """LAMA-first, translator and search, on ``task`` without the done objects of ``start``, the state after ``step``
+    steps of the policy's walk (``reduced``, from :func:`reduced_problem_text`), run in a process group of its own
+    while the walk goes on (:class:`~up_gnnplan.search.course.Course` starts it where the walk goes on past its share
+    and a core is free), within the time left under ``limits`` and ``memory_share`` of the memory left. Where it
+    finds a plan first, the walk stops (the part's ``overtaken``), and the solve's plan is the walk's first ``step``
+    steps and this plan, where it reaches the whole goal (:meth:`result`).
+
+    Hard-lower Transport (172 packages, 120 locations): the whole task's translation takes over 120 s, the walk
+    delivers 163 packages in 47 s of the minute, and from there the task without them takes 12.9 s."""
+
+    def __init__(self, task, limits: Limits, start, step: int, reduced: tuple[str, list[str]], left: int,
+                 memory_share: float):
+        self.task, self.start, self.step, self.left = task, start, step, left  # left: goal literals, at ``start``
+        self.done = len(reduced[1])
+        self.name = PLANNERS["lama-first"]
+        self.command, self.folder = _command(task, limits, "lama-first", self.name, NO_FAST_DOWNWARD, reduced[0],
+                                             memory_share=memory_share)
+        self.began = time.perf_counter()
+        self.process = _start(self.command, self.folder.name)
+        self.found: SearchResult | None = None  # its result, once read (:meth:`result`)
+        self.used = False  # its plan, after the walk's steps, is the learned part's result
+
+    def ended(self) -> bool:
+        return self.process.poll() is not None
+
+    def planned(self) -> bool:
+        """Whether it has ended with a plan (of the smaller task), without waiting."""
+        return (self.ended() and self.process.returncode in SUCCESS_CODES
+                and (Path(self.folder.name) / "plan").is_file())
+
+    def solved(self) -> bool:
+        """Whether it has ended with a plan that reaches the whole goal from ``start``, without waiting."""
+        return self.planned() and self.result(Limits(None, 0)).solved
+
+    def overtaken(self, what: str) -> str:
+        """Why the walk should stop at ``what`` (a limits check): this search found a plan that reaches the whole
+        goal; empty while not."""
+        return (f"{what}: {self.name}, on the task without the {done_objects(self.done)} of step {self.step} of the "
+                "walk beside it, found a plan") if self.solved() else ""
+
+    def result(self, limits: Limits) -> SearchResult:
+        """Its result once it has ended (:meth:`ended`, or :meth:`wait`): the plan from ``start``, replayed in the
+        whole task, where it reaches the whole goal; else why there is none."""
+        if self.found is None:
+            folder = Path(self.folder.name)
+            try:
+                result = _outcome(self.task, limits, self.command, self.process.returncode, folder / "log",
+                                  folder / "plan", self.name, self.start, self.began)
+                self.found = _in_whole_task(self.task, self.start, result, self.done)
+            except InternalError as error:
+                self.found = _not_applicable(error, self.done)
+        return self.found
+
+    def stop(self) -> None:
+        super().stop()
+        self.folder.cleanup()
 
 
 class Translation:
@@ -336,6 +420,7 @@ class Translation:
         self.took: float | None = None  # seconds, once it ended
         self.process = _start(self.command, self.folder.name)
         self.beside: BesideSearch | None = None  # LAMA-first's search of it beside the walk (:meth:`search_beside`)
+        self.dropped = False  # stopped beside the walk, which left the core to LAMA-first on a smaller task
 
     def poll(self) -> bool:
         """Return whether the translator has ended, without waiting."""
@@ -391,7 +476,7 @@ class Translation:
         self.folder.cleanup()
 
 
-class BesideSearch:
+class BesideSearch(_Search):
     """LAMA-first's search of a :class:`Translation` from the task's initial state, run while mode auto's learned
     part goes on (:class:`~up_gnnplan.search.course.Course` starts it where the translator started with the walk
     has ended and a core is free): where it finds a plan first, the learned part stops and the plan is the solve's
@@ -433,17 +518,6 @@ class BesideSearch:
             self.found = result
         return result
 
-    def wait(self, limits: Limits) -> SearchResult:
-        """Wait for the search within ``limits``; return :meth:`result`, or the limit's result."""
-        try:
-            _wait(self.process, limits, self.name)
-        except LimitReached as error:
-            return stopped(error, [], 0.0, 0, 0, limits)
-        return self.result(limits)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            _kill(self.process)
 
 
 def lama_first_from(task, limits: Limits, start, share: float,

@@ -127,15 +127,19 @@ def run_searches(mode: Mode, job: Job) -> Outcome:
     task, model, searches = _task_and_model(mode, job)
     # With the hand-off, the learned part (the policy and the learned search) has its share of the
     # time left: a slow policy (Rovers: 0.3 s a step) would otherwise spend all of it.
-    result, walk, translation = _learned_part(job, mode, searches, task, model, handoff)
+    result, walk, translation, reduced = _learned_part(job, mode, searches, task, model, handoff)
     beside = None if translation is None or translation.beside is None else translation.beside.found
     found_by = "lama-first" if beside is not None and result is beside else "learned"
+    if reduced is not None and reduced.used:
+        found_by = "walk+lama-first"
     try:
         if handoff and result.status is Status.GAVE_UP:
-            result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None, translation)
+            result, found_by = _hand_off(job, task, walk if job.params["handoff_from_walk"] else None, translation,
+                                         reduced)
     finally:
-        if translation is not None:
-            translation.stop()
+        for work in (translation, reduced):
+            if work is not None:
+                work.stop()
     job.metrics.update(expanded=str(result.expanded), evaluated=str(result.evaluated))
     if result.solved:
         job.metrics["found_by"] = found_by
@@ -168,23 +172,28 @@ def _task_and_model(mode: Mode, job: Job):
 
 
 def _learned_part(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool):
-    """:func:`_learned_searches`, and LAMA-first's translation started while the policy walked (None: none;
-    the caller stops it); FF's trial beside the policy, if it still runs, is stopped when they end."""
+    """:func:`_learned_searches`, LAMA-first's translation started while the policy walked and its last search on the
+    task without the done objects of a state of the walk (None: none; the caller stops them); FF's trial beside the
+    policy, if it still runs, is stopped when they end."""
     from up_gnnplan.search.ff import stop_trial
 
-    translations = []
+    translations, reductions = [], []
     try:
-        result, walk = _learned_searches(job, mode, searches, task, model, handoff, translations)
+        result, walk = _learned_searches(job, mode, searches, task, model, handoff, translations, reductions)
     except BaseException:
-        for translation in translations:
-            translation.stop()
+        for work in translations + reductions:
+            work.stop()
         raise
     finally:
         stop_trial(task)
-    return result, walk, (translations[0] if translations else None)
+    for work in reductions[:-1]:
+        work.stop()
+    translation = translations[0] if translations and not translations[0].dropped else None
+    return result, walk, translation, (reductions[-1] if reductions else None)
 
 
-def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool, translations: list):
+def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, handoff: bool, translations: list,
+                      reductions: list):
     """Run the learned ``searches`` in turn while each gives up; return the last one's result and the policy's
     (its walk: the first search, where it is a policy; else None). With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
@@ -199,18 +208,23 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     ``translations``), and the learned fallback is then skipped: LAMA-first searches from the walk's state.
     Where the translation would take long and a core is free, the translator starts with the walk
     (:func:`~up_gnnplan.search.course.translate_at_once`), and a walk that gives up beside it skips the
-    learned fallback too, where the translation is done or estimated to end before the deadline."""
-    return _LearnedPart(job, mode, task, model, handoff, translations).run(searches)
+    learned fallback too, where the translation is done or estimated to end before the deadline. A walk that goes on
+    past its share has LAMA-first plan beside it on the task without the done objects of its state, where a core is
+    free (with ``handoff_reduced``; :meth:`~up_gnnplan.search.course.Course._reduce_beside`; appended to
+    ``reductions``): where that finds a plan first, the walk stops and its steps to that state and the plan are the
+    result."""
+    return _LearnedPart(job, mode, task, model, handoff, translations, reductions).run(searches)
 
 
 class _LearnedPart:
     """The state of :func:`_learned_searches`: the learned part's share of the limits (``part``), FF's step limit
     for the policy, and LAMA-first's translations beside it."""
 
-    def __init__(self, job: Job, mode: Mode, task, model, handoff: bool, translations: list):
+    def __init__(self, job: Job, mode: Mode, task, model, handoff: bool, translations: list, reductions: list):
         from up_gnnplan.search import Inputs
 
         self.job, self.task, self.model, self.handoff, self.translations = job, task, model, handoff, translations
+        self.reductions = reductions
         self.params, self.limits = job.params, job.limits
         self.inputs = Inputs(task)
         self.share = _handoff_share(self.params, model, job.say) if handoff else None
@@ -232,6 +246,9 @@ class _LearnedPart:
             began = time.perf_counter()
             result = SEARCHES[search.name](self.task, model if search.head == VALUE else model.scorer, limits=part,
                                            inputs=self.inputs, **kwargs)
+            reduced = None if result.solved else self._reduced_plan(search, result, began)
+            if reduced is not None:  # LAMA-first on the task without the done objects of the walk's state, beside it
+                return reduced, result
             beside = None if result.solved else _found_beside(self.translations)
             if beside is not None:  # LAMA-first's search beside it found a plan first
                 return self._overtaken(search, result, began, beside), (
@@ -277,7 +294,8 @@ class _LearnedPart:
                                       value=self.model if self.model.has_value else None, inputs=self.inputs,
                                       estimate=self.estimate, trial=self.trial, factor=self.factor, say=self.job.say,
                                       translate=self._translate if beside else None, at_once=at_once,
-                                      keep=params["keep_goals"])
+                                      keep=params["keep_goals"],
+                                      reduce=self._reduce if beside and params["handoff_reduced"] else None)
         return kwargs
 
     def _translate(self, memory_share: float):
@@ -285,6 +303,42 @@ class _LearnedPart:
 
         self.translations.append(Translation(self.task, self.limits, memory_share))
         return self.translations[-1]
+
+    def _reduce(self, state, step: int, left: int, memory_share: float):
+        """Start LAMA-first on the task without the done objects of ``state``, after ``step`` steps of the walk with
+        ``left`` goal literals left (:class:`~up_gnnplan.search.lama.ReducedSearch`, ``memory_share`` of the memory
+        left); None where fewer than :data:`REDUCED_MIN_SHARE` of the objects are done."""
+        from up_gnnplan.search.lama import ReducedSearch, reduced_problem_text
+
+        reduced = reduced_problem_text(self.task, state)
+        if reduced is None or len(reduced[1]) < REDUCED_MIN_SHARE * self.task.num_objects:
+            return None
+        self.reductions.append(ReducedSearch(self.task, self.limits, state, step, reduced, left, memory_share))
+        return self.reductions[-1]
+
+    def _reduced_plan(self, search: Mode, result, began: float):
+        """The walk's steps to the state of LAMA-first's search on the task without its done objects, beside the walk
+        (:meth:`_reduce`), and that search's plan, where it found one first that reaches the whole goal; else None."""
+        from up_gnnplan.search import Status
+        from up_gnnplan.search.lama import done_objects
+
+        reduced = self.reductions[-1] if self.reductions else None
+        if reduced is None or search.counts != "steps" or not reduced.planned():
+            return None
+        found = reduced.result(self.limits)
+        plan = _reduced_after_walk(self.task, result, reduced, found) if found.solved else None
+        if plan is None:
+            why = found.message if not found.solved else "its plan starts at a state the walk took back"
+            self.job.say("info", f"lama-first: beside the walk, from its step {reduced.step}: {why}")
+            return None
+        if self.part is not self.limits:
+            self.limits.absorb(self.part)
+        result.status = Status.GAVE_UP
+        _say_result(self.job, search.name, result, search.counts, began)
+        _say_result(self.job, "lama-first", found, "expansions", reduced.began,
+                    f"(beside the walk, from its step {reduced.step}, without its {done_objects(reduced.done)} of "
+                    f"{self.task.num_objects})")
+        return plan
 
     def _overtaken(self, search: Mode, result, began: float, beside):
         """``search`` stopped with ``result``: LAMA-first's search ``beside`` it found a plan first; return that."""
@@ -370,7 +424,7 @@ def _given_or_recorded(name: str, params: dict, model, default: float, say, desc
     return recorded
 
 
-def _hand_off(job: Job, task, walk=None, translation=None):
+def _hand_off(job: Job, task, walk=None, translation=None, reduced=None):
     """Hand the time left to LAMA-first (:mod:`up_gnnplan.search.lama`); return its result and who found the plan
     (``lama-first``, or ``walk+lama-first``).
 
@@ -382,7 +436,9 @@ def _hand_off(job: Job, task, walk=None, translation=None):
     LAMA-first from the initial state needs about 40 s of the minute, from the walk's furthest state a few.
     ``translation``: LAMA-first's translation started while the walk went on, searched here. With engine param
     ``handoff_reduced``, LAMA-first first plans from that state on the task without its done objects (:func:`_reduced`)
-    unless the whole task's translation is done."""
+    unless the whole task's translation is done; ``reduced``: such a search started beside the walk
+    (:class:`~up_gnnplan.search.lama.ReducedSearch`), waited for instead where it is not far behind
+    (:func:`_await_reduced`)."""
     from up_gnnplan.search.lama import lama_first, lama_first_from
 
     start = furthest_state(task, walk) if walk is not None else None
@@ -392,7 +448,14 @@ def _hand_off(job: Job, task, walk=None, translation=None):
         _say_result(job, "lama-first", result, "expansions", began, "(the time left handed over)")
         return result, "lama-first"
     steps, state, left, total, cost = start or (0, None, 0, 0, 0.0)
-    if state is not None and job.params["handoff_reduced"] and not (translation is not None and translation.done()):
+    waited = False
+    if state is not None and reduced is not None and not reduced.used:
+        plan, waited = _await_reduced(job, task, walk, reduced, left)
+        if plan is not None:
+            return plan, "walk+lama-first"
+        began = time.perf_counter()
+    if state is not None and job.params["handoff_reduced"] and not waited and not (
+            translation is not None and translation.done()):
         result = _reduced(job, task, steps, state, left, total)
         if result is not None and result.solved:
             return _after_walk(walk, steps, cost, result), "walk+lama-first"
@@ -412,6 +475,51 @@ def _after_walk(walk, steps: int, cost: float, result):
 
     return SearchResult(Status.SOLVED, walk.actions[:steps] + result.actions, cost + result.cost, result.expanded,
                         result.evaluated, result.seconds, f"the policy's first {steps} steps, then {result.message}")
+
+
+def _reduced_after_walk(task, walk, reduced, found):
+    """The plan of the ``walk``'s steps to the state that LAMA-first's search ``reduced`` (a
+    :class:`~up_gnnplan.search.lama.ReducedSearch` beside it) started from, then ``found``, its plan; None where the
+    walk's path (without the steps it took back) does not pass that state."""
+    index = reduced.start.get_index()
+    state, cost = task.initial_state(), 0.0
+    for steps in range(len(walk.actions) + 1):
+        if state.get_index() == index:
+            reduced.used = True
+            return _after_walk(walk, steps, cost, found)
+        if steps < len(walk.actions):
+            state, step_cost = walk.actions[steps].apply(state, return_cost=True)
+            cost += step_cost
+    return None
+
+
+def _await_reduced(job: Job, task, walk, reduced, left: int):
+    """At the hand-off, LAMA-first's search ``reduced`` on the task without the done objects of a state of the
+    ``walk``, started beside it: where it has a plan that reaches the whole goal, or runs still from a state with at
+    most 1 / REDUCE_AGAIN of the ``left`` goal literals of the walk's furthest state, wait for it in
+    :data:`REDUCED_SHARE` of the time left.
+    Return (the walk's steps and its plan, or None), and whether it was waited for (the hand-off then goes on without
+    planning on the smaller task again)."""
+    from up_gnnplan.search import Status
+    from up_gnnplan.search.course import REDUCE_AGAIN
+    from up_gnnplan.search.lama import done_objects
+
+    if not (reduced.solved() or (not reduced.ended() and REDUCE_AGAIN * reduced.left <= left)):
+        return None, False
+    part = job.limits.share(REDUCED_SHARE)
+    try:
+        found = reduced.wait(part)
+    finally:
+        job.limits.absorb(part)
+    plan = _reduced_after_walk(task, walk, reduced, found) if found.solved else None
+    if found.solved and plan is None:  # (a walk that took the steps to its state back)
+        found.status, found.message = Status.GAVE_UP, f"{found.message}, from a state the walk took back"
+    if found.status is Status.TIMEOUT and not job.limits.deadline.passed():
+        found.status = Status.GAVE_UP  # its share of the time spent: the hand-off goes on
+    _say_result(job, "lama-first", found, "expansions", reduced.began,
+                f"(started beside the walk, from its step {reduced.step} ({reduced.left} goal literals left), without "
+                f"its {done_objects(reduced.done)} of {task.num_objects})")
+    return plan, True
 
 
 def _reduced(job: Job, task, steps: int, state, left: int, total: int):
