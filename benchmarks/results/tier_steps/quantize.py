@@ -4,15 +4,14 @@ scoring the initial state's actions, the original file against the quantized one
     OMP_NUM_THREADS=1 python quantize.py MODEL.onnx DOMAIN.pddl PROBLEM.pddl
 """
 import time, sys, numpy as np
-import onnxruntime as ort
 from onnxruntime.quantization import quantize_dynamic, QuantType
 from up_gnnplan.problems import Task
 from up_gnnplan.runtime import load_value_function
 from up_gnnplan.search import Inputs
 src = sys.argv[1]; d, p = sys.argv[2:4]
-quantize_dynamic(src, "/tmp/quant/q.onnx", weight_type=QuantType.QInt8)
+quantize_dynamic(src, "/tmp/quantized.onnx", weight_type=QuantType.QInt8)
 task = Task.from_files(d, p)
-m0 = load_value_function(src, threads=1); m1 = load_value_function("/tmp/quant/q.onnx", threads=1)
+m0 = load_value_function(src, threads=1); m1 = load_value_function("/tmp/quantized.onnx", threads=1)
 s = task.initial_state(); acts = list(s.generate_applicable_actions())
 inp = Inputs(task)
 from up_gnnplan.search.action_policy import _score, ActionRows
