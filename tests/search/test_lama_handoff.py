@@ -581,7 +581,7 @@ def test_a_walk_too_slow_for_a_translation_that_cannot_end_walks_on_without_the_
         assert bool(started) is translator
         assert course.beside and part.deadline.end == whole.deadline.end
         if not translator:
-            assert "LAMA-first planning beside it on the task without its done objects" in course.extensions[-1]
+            assert "it walks on to the deadline without it" in course.extensions[-1]
 
 
 class _Running:

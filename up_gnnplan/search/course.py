@@ -513,8 +513,8 @@ class Course:
             self.part.deadline.extend_to(self.whole.deadline.end)
             self.extensions.append(
                 f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left, and LAMA-first's "
-                f"translator would take about {self._translation_seconds():.0f} s: it walks on, LAMA-first planning "
-                "beside it on the task without its done objects")
+                f"translator would take about {self._translation_seconds():.0f} s: it walks on to the deadline without "
+                "it (where a core is free, LAMA-first plans beside it on the task without its done objects)")
             self.reduce_at = time.perf_counter()
             return
         if self.translation is None:
