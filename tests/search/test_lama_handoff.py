@@ -628,3 +628,24 @@ def test_the_whole_tasks_translator_not_due_in_time_leaves_its_core_to_lama_firs
     course.reduce_at = 0.0
     course.observe(2, state)  # as many goal literals left: the one running goes on
     assert len(started) == 1 and not started[0].stopped
+
+
+@needs_fd
+def test_the_learned_fallback_is_skipped_where_ff_is_left_out_and_lama_first_plans_on_the_smaller_task_next(
+        tmp_path, monkeypatch):
+    """Gripper, 20 balls, the walk stopped at its step limit with a quarter of the objects done: where FF is left out
+    of the learned fallback (as on tasks too large to ground it), the fallback is skipped and LAMA-first plans on the
+    task without the done objects next; where FF fits, the fallback runs first, as before."""
+    from up_gnnplan.search import ff
+
+    problem, engine, said = _gripper_hand_off(tmp_path, max_steps=40)
+    ran = GnnplanEngine(**engine).solve(problem, timeout=60)
+    assert any(m.startswith("dual-policy-best-first: gave-up") for m in messages(ran)), messages(ran)
+    monkeypatch.setattr(ff, "_fits", lambda *args, **kwargs: ff._Fit("FF left out: as a test"))
+    result = GnnplanEngine(**engine).solve(problem, timeout=60)
+    assert result.status == Status.SOLVED_SATISFICING and result.metrics["found_by"] == "walk+lama-first"
+    skipped = [m for m in messages(result) if m.startswith("the learned fallback is skipped (FF left out: as a test)")]
+    assert skipped and "on the task without its" in skipped[0], messages(result)
+    assert not any("policy-best-first" in m for m in messages(result)), messages(result)
+    valid, note, _ = check_plan(problem, result.plan)
+    assert valid, note

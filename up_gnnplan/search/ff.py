@@ -133,6 +133,12 @@ def build_within(task, limits, generate=None) -> tuple[FFHeuristic | None, str]:
     return heuristic, ""
 
 
+def left_out(task, limits, generate=None) -> str:
+    """Why FF of ``task`` is left out under ``limits`` (:func:`build_within` says the same), without building it;
+    empty where it may be built (directly, or tried in a child first)."""
+    return _fits(task, limits, generate).why
+
+
 def initial_estimate(task, limits, generate=None, beside: bool = False) -> tuple[float | None, "Trial | None", str]:
     """FF's estimate of ``task``'s initial state: (the estimate, None, "") where FF is built here at once
     (small tasks, no deadline); with ``beside``, where building it needs a :class:`Trial` and a core is
