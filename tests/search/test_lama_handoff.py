@@ -649,3 +649,13 @@ def test_the_learned_fallback_is_skipped_where_ff_is_left_out_and_lama_first_pla
     assert not any("policy-best-first" in m for m in messages(result)), messages(result)
     valid, note, _ = check_plan(problem, result.plan)
     assert valid, note
+
+
+def test_lama_first_on_the_smaller_task_has_all_the_time_left_where_the_whole_translation_could_not_end(monkeypatch):
+    from up_gnnplan.search import modes
+
+    task = _deliver_task()
+    assert modes._reduced_share(task, Limits(60)) == modes.REDUCED_SHARE
+    assert modes._reduced_share(task, Limits(None)) == modes.REDUCED_SHARE
+    monkeypatch.setattr("up_gnnplan.problems.size.estimate_ground_actions", lambda task: 10 ** 7)  # 1,200 s
+    assert modes._reduced_share(task, Limits(60)) == 1.0

@@ -524,7 +524,7 @@ def _await_reduced(job: Job, task, walk, reduced, left: int):
     """At the hand-off, LAMA-first's search ``reduced`` on the task without the done objects of a state of the
     ``walk``, started beside it: where it has a plan that reaches the whole goal, or runs still from a state with at
     most 1 / REDUCE_AGAIN of the ``left`` goal literals of the walk's furthest state, wait for it in
-    :data:`REDUCED_SHARE` of the time left.
+    :func:`_reduced_share` of the time left.
     Return (the walk's steps and its plan, or None), and whether it was waited for (the hand-off then goes on without
     planning on the smaller task again)."""
     from up_gnnplan.search import Status
@@ -533,7 +533,7 @@ def _await_reduced(job: Job, task, walk, reduced, left: int):
 
     if not (reduced.solved() or (not reduced.ended() and REDUCE_AGAIN * reduced.left <= left)):
         return None, False
-    part = job.limits.share(REDUCED_SHARE)
+    part = job.limits.share(_reduced_share(task, job.limits))
     try:
         found = reduced.wait(part)
     finally:
@@ -549,9 +549,24 @@ def _await_reduced(job: Job, task, walk, reduced, left: int):
     return plan, True
 
 
+def _reduced_share(task, limits) -> float:
+    """The share of the time left for LAMA-first on the task without its done objects: :data:`REDUCED_SHARE`, or all
+    of it where LAMA-first's translation of the whole task, which the rest is for, could not end in it (estimated
+    at over :data:`~up_gnnplan.search.course.LATE_FACTOR` times the time left). Hard-lower Transport (108 packages;
+    the whole translation takes 89 s): with 11.8 s left, half of it was 1.5 s short of the smaller task's 4.4 s."""
+    from up_gnnplan.problems.size import estimate_ground_actions
+    from up_gnnplan.search.course import LATE_FACTOR, TRANSLATOR_SECONDS_PER_ACTION
+
+    remaining = limits.deadline.remaining()
+    if remaining is None:
+        return REDUCED_SHARE
+    whole = estimate_ground_actions(task) * TRANSLATOR_SECONDS_PER_ACTION
+    return 1.0 if whole > LATE_FACTOR * remaining else REDUCED_SHARE
+
+
 def _reduced(job: Job, task, steps: int, state, left: int, total: int):
     """LAMA-first from the walk's furthest ``state`` (after ``steps`` steps) on the task without its done objects
-    (:func:`~up_gnnplan.search.lama.lama_first_reduced`), in :data:`REDUCED_SHARE` of the time left; None where too few
+    (:func:`~up_gnnplan.search.lama.lama_first_reduced`), in :func:`_reduced_share` of the time left; None where too few
     objects are done (:data:`REDUCED_MIN_SHARE`). Hard-lower Transport (108 packages, 80 locations): the whole task's
     translation takes 89 s; from a walk's state with 3 packages to deliver, the task without the 105 delivered ones
     is translated and solved in 4.1-4.5 s."""
@@ -562,7 +577,7 @@ def _reduced(job: Job, task, steps: int, state, left: int, total: int):
     if reduced is None or len(reduced[1]) < REDUCED_MIN_SHARE * task.num_objects:
         return None
     began = time.perf_counter()
-    part = job.limits.share(REDUCED_SHARE)
+    part = job.limits.share(_reduced_share(task, job.limits))
     try:
         result = lama_first_reduced(task, part, state, reduced)
     finally:
