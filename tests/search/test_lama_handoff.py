@@ -575,7 +575,7 @@ def test_a_walk_too_slow_for_a_translation_that_cannot_end_walks_on_without_the_
         started = []
         course = course_module.Course(task, part, whole, translate=lambda share: started.append(share) or None,
                                       reduce=reduce)
-        monkeypatch.setattr(course, "_translation_seconds", lambda: 1e6)
+        monkeypatch.setattr(course_module, "translation_seconds", lambda task: 1e6)
         monkeypatch.setattr(course, "_start_translation", lambda: started.append(1) or True)
         course._beside_translation(10, 30.0, "a test")
         assert bool(started) is translator

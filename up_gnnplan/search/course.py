@@ -131,6 +131,14 @@ def goal_literals(task) -> list:
     return [] if condition.get_numerics() or any(literal.is_derived() for literal in literals) else literals
 
 
+def translation_seconds(task) -> float:
+    """LAMA-first's translation of ``task``, estimated at :data:`TRANSLATOR_SECONDS_PER_ACTION` a ground action
+    (:func:`~up_gnnplan.problems.size.estimate_ground_actions`)."""
+    from up_gnnplan.problems.size import estimate_ground_actions
+
+    return estimate_ground_actions(task) * TRANSLATOR_SECONDS_PER_ACTION
+
+
 def translate_at_once(task, limits, core: bool = True) -> str:
     """Why LAMA-first's translator of ``task`` should start beside the walk at once under ``limits``, in words
     (empty: it should not): the translation would take at least :data:`EARLY_SHARE` of the time left and at most
@@ -453,7 +461,6 @@ class Course:
         """Start LAMA-first's translation with :data:`BESIDE_MEMORY_SHARE` of the memory left, the walk keeping
         the rest; return whether it started (else why not is said, and no translation starts again)."""
         from up_gnnplan.errors import GnnplanError
-        from up_gnnplan.problems.size import estimate_ground_actions
 
         headroom = self.whole.headroom_mb()
         try:
@@ -462,7 +469,7 @@ class Course:
             self.say("info", f"LAMA-first's translator not started beside the walk: {error}")
             self.translate = None
             return False
-        self.due = time.perf_counter() + estimate_ground_actions(self.task) * TRANSLATOR_SECONDS_PER_ACTION
+        self.due = time.perf_counter() + translation_seconds(self.task)
         self._walk_keeps(headroom)  # the walk and the translator each take a share of the memory left
         return True
 
@@ -508,12 +515,13 @@ class Course:
         (:meth:`_reduce_beside`) on the core the translator would take."""
         if self.beside:
             return
-        if self.translation is None and self.reduce is not None and self._translation_seconds() > LATE_FACTOR * whole:
+        seconds = translation_seconds(self.task) if self.translation is None and self.reduce is not None else 0.0
+        if seconds > LATE_FACTOR * whole:
             self.beside = True
             self.part.deadline.extend_to(self.whole.deadline.end)
             self.extensions.append(
                 f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left, and LAMA-first's "
-                f"translator would take about {self._translation_seconds():.0f} s: it walks on to the deadline without "
+                f"translator would take about {seconds:.0f} s: it walks on to the deadline without "
                 "it (where a core is free, LAMA-first plans beside it on the task without its done objects)")
             self.reduce_at = time.perf_counter()
             return
@@ -526,12 +534,6 @@ class Course:
         self.part.deadline.extend_to(self.whole.deadline.end)
         self.extensions.append(f"on course after {step} steps ({words}) but too slow for the {whole:.1f} s left: "
                                "it walks on while LAMA-first's translator runs beside it")
-
-    def _translation_seconds(self) -> float:
-        """LAMA-first's translation of the task, estimated at :data:`TRANSLATOR_SECONDS_PER_ACTION` a ground action."""
-        from up_gnnplan.problems.size import estimate_ground_actions
-
-        return estimate_ground_actions(self.task) * TRANSLATOR_SECONDS_PER_ACTION
 
     def _reduce_beside(self, step: int, state) -> None:
         """The walk goes on past its share, after ``step`` steps in ``state``: where a core is free and LAMA-first's
@@ -551,9 +553,9 @@ class Course:
             return
         if left == 0 or self.translation_in_time() or self.whole.deadline.passed():
             return
-        # a search before it, or the whole task's translator, still running holds the core it takes
-        holder = (running is not None and not running.ended()) or (
-            self.translation is not None and not self.translation.poll())
+        # a search before it, or the whole task's translator (not due in time), still running holds the core it takes
+        whole_running = self.translation is not None and not self.translation.poll()
+        holder = (running is not None and not running.ended()) or whole_running
         if not holder and not free_core():
             return
         headroom = self.whole.headroom_mb()
@@ -571,7 +573,7 @@ class Course:
         self._walk_keeps(headroom)
         self.part.overtaken = self._overtaken
         dropped = ""
-        if self.translation is not None and not self.translation.poll():  # not due in time: it would hold a core
+        if whole_running:  # it would hold a core
             self.translation.stop()
             self.translation.dropped, self.translation = True, None
             dropped = "; LAMA-first's translator of the whole task, not due before the deadline, stopped"

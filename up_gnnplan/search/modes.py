@@ -554,14 +554,12 @@ def _reduced_share(task, limits) -> float:
     of it where LAMA-first's translation of the whole task, which the rest is for, could not end in it (estimated
     at over :data:`~up_gnnplan.search.course.LATE_FACTOR` times the time left). Hard-lower Transport (108 packages;
     the whole translation takes 89 s): with 11.8 s left, half of it was 1.5 s short of the smaller task's 4.4 s."""
-    from up_gnnplan.problems.size import estimate_ground_actions
-    from up_gnnplan.search.course import LATE_FACTOR, TRANSLATOR_SECONDS_PER_ACTION
+    from up_gnnplan.search.course import LATE_FACTOR, translation_seconds
 
     remaining = limits.deadline.remaining()
     if remaining is None:
         return REDUCED_SHARE
-    whole = estimate_ground_actions(task) * TRANSLATOR_SECONDS_PER_ACTION
-    return 1.0 if whole > LATE_FACTOR * remaining else REDUCED_SHARE
+    return 1.0 if translation_seconds(task) > LATE_FACTOR * remaining else REDUCED_SHARE
 
 
 def _reduced(job: Job, task, steps: int, state, left: int, total: int):
