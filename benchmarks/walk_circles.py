@@ -44,10 +44,14 @@ class Watch(Course):
     def hopeless(self, step, state): return False
     def observe(self, step, state): pass
     def more_steps(self, step): return 0
+    minima = None
     def circling(self, step, state):
+        fewest = self.fewest
         if super().circling(step, state) and self.fired is None:
             self.fired, self.said = step, self.verdict
         self.most = max(self.most, self.undone)
+        if self.fewest < fewest:
+            self.minima.append((step, self.fewest))
         return False
 
 seconds, domain, problems = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
@@ -56,13 +60,14 @@ for problem in problems:
     model = load_value_function(find_model(task.signature, None))
     whole = Limits(10 * seconds)
     watch = Watch(task, whole.share(0.5), whole)
+    watch.minima = []
     if model.first_policy == "action-policy":
         walk = action_policy_rollout(task, model.scorer, max_steps=1000, time_limit=seconds, course=watch)
     else:
         walk = policy_rollout(task, model, max_steps=1000, time_limit=seconds, course=watch)
     print("ROW " + json.dumps(dict(problem=problem.rsplit('/', 1)[-1], model=model.path.name, policy=model.first_policy,
                                    status=walk.status.value, steps=walk.expanded, goals=watch.total,
-                                   most_undone=watch.most, fires=watch.fired)), flush=True)
+                                   most_undone=watch.most, fires=watch.fired, minima=watch.minima)), flush=True)
 """
 
 
@@ -113,18 +118,50 @@ def show(args) -> None:
     print(text)
 
 
+def stall_step(walk: dict, steps: int, share: float, factor: float = 0.0) -> int | None:
+    """The step at which a walk stalls by the rule (``steps``, ``share``, ``factor``): more than ``steps`` steps, and
+    ``factor`` times the steps it took to get there, no closer to the goal (its fewest goal literals left) than a
+    minimum of at most ``share`` of its goal literals; None where it never does."""
+    minima = walk.get("minima") or []
+    for (step, fewest), after in zip(minima, [m[0] for m in minima[1:]] + [walk["steps"] + 1]):
+        wait = max(steps, int(factor * step))
+        if fewest <= share * walk["goals"] and fewest > 0 and after - step > wait:
+            return step + wait
+    return None
+
+
+def stalls(args) -> None:
+    """Where stall rules of several sizes fire: on walks that reach the goal (a loss: the walk is stopped before it
+    does) and on those that do not (the steps it saves)."""
+    walks = [dict(json.loads(line), set=path.stem) for path in sorted(args.output.glob("*.jsonl"))
+             for line in path.read_text().splitlines()]
+    rows = []
+    for steps, factor in ((50, 0), (100, 0), (150, 0), (200, 0), (50, 0.5), (100, 0.5), (50, 1), (100, 1)):
+        for share in (0.1, 0.25, 0.5, 1.0):
+            fired = [(w, stall_step(w, steps, share, factor)) for w in walks]
+            fired = [(w, at) for w, at in fired if at is not None]
+            lost = [f"{w['set']}/{w['problem']} ({at} of {w['steps']})" for w, at in fired if w["status"] == "solved"]
+            saved = sum(w["steps"] - at for w, at in fired if w["status"] != "solved")
+            rows.append([str(steps), f"{factor:g}", f"{share:g}", str(len(fired)), str(len(fired) - len(lost)), f"{saved:,}",
+                         ", ".join(lost) or "none"])
+    text = table(["steps", "x steps before", "share", "fires on", "of them not solved by the walk", "steps saved there",
+                  "solved walks it would stop"], rows, right_from=0)
+    (args.output / "stalls.md").write_text(text + "\n")
+    print(text)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     go = sub.add_parser("run")
-    go.add_argument("sets", nargs="+", choices=["easy", "medium", "between", "hard"])
+    go.add_argument("sets", nargs="+", choices=["easy", "medium", "between", "hard-lower", "hard"])
     go.add_argument("--domains", nargs="*", default=[], help="these domains only (default: all)")
     go.add_argument("--seconds", type=float, default=25.0, help="each walk's time limit")
     go.add_argument("--memory-mb", type=int, default=6000)
-    for command in (go, sub.add_parser("table")):
+    for command in (go, sub.add_parser("table"), sub.add_parser("stalls")):
         command.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
-    (run if args.command == "run" else show)(args)
+    {"run": run, "table": show, "stalls": stalls}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from up_gnnplan.plugins.engine import GnnplanEngine
 from up_gnnplan.problems import Task
 from up_gnnplan.search import course as course_module
 from up_gnnplan.search.course import (BESIDE_MEMORY_SHARE, CIRCLE_STEPS, CIRCLE_UNDONE, HOPELESS_FACTOR,
+                                     STALL_FACTOR, STALL_SHARE, STALL_STEPS,
                                       HOPELESS_STEPS, HOPELESS_SURE_STEPS, MIN_STEPS, SAFETY, Course, step_limit)
 
 needs_fd = pytest.mark.skipif(importlib.util.find_spec("up_fast_downward") is None,
@@ -498,6 +499,30 @@ def test_getting_closer_to_the_goal_starts_the_count_again(task):
     course = Course(task, Limits(100).share(0.5), Limits(100))
     churn = [{0} if i % 2 else {0, 1} for i in range(CIRCLE_STEPS - 10)]
     walk = [set(), {0}, {0, 1}] + churn + [{0, 1, 2}] + churn + [{0, 1, 2}] * 5
+    assert circles(course, walk) is None
+
+
+def test_a_walk_that_comes_no_closer_near_the_goal_stalls(task):
+    """The medium tier's Satellite walks reached their last few goal literals and walked on without another."""
+    course = Course(task, Limits(100).share(0.5), Limits(100))
+    total = course.total
+    near = max(1, int(STALL_SHARE * total))  # goal literals left, few enough
+    assert near <= STALL_SHARE * total
+    reached = 150  # the step it gets that close: idle, then one goal literal a step
+    closer = [set(range(i)) for i in range(total - near + 1)]
+    walk = [set()] * (reached + 1 - len(closer)) + closer + [closer[-1]] * 1000
+    at = circles(course, walk)
+    assert at == reached + max(STALL_STEPS, int(STALL_FACTOR * reached))
+    assert course.verdict == (f"stalled after {at} steps: no closer to the goal than {near} of {total} goal literals "
+                              f"left (step {reached})")
+
+
+def test_a_walk_far_from_the_goal_does_not_stall(task):
+    """Coming no closer for long is no stall where more than STALL_SHARE of the goal literals are left: a
+    Blocksworld walk unstacks for hundreds of steps before it builds."""
+    course = Course(task, Limits(100).share(0.5), Limits(100))
+    walk = [set(), {0}] + [{0}] * 2000
+    assert course.total - 1 > STALL_SHARE * course.total
     assert circles(course, walk) is None
 
 

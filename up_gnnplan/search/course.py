@@ -94,6 +94,19 @@ HOPELESS_SURE_STEPS = 20
 # solves them), the most elsewhere is 3; medium Transport's walks do from step 202 and 312.
 CIRCLE_STEPS = 100
 CIRCLE_UNDONE = 10
+# A walk that came no closer to the goal for STALL_STEPS steps, and for as many steps as it took to get that close
+# (STALL_FACTOR times them), with at most STALL_SHARE of its goal literals left, stalls without going round in
+# circles: the medium tier's Satellite walks reached 1 of 46 and 11 of 119 goal literals left at step 84 and 186,
+# and walked on to their step limit or share (382 and 758 steps; 12.7 and 28.1 s of the minute) without another;
+# LAMA-first then took 2 and 12 actions from the walk's furthest state. Of the shipped models' walks on IPC 2023
+# testing/easy and the medium and hard-lower tiers (no step limit, 25 s a walk), the rule stops five the circle rule
+# does not, none of which reaches the goal (Rovers p22 and p30, Satellite p26, the medium tier's Satellite walks); the
+# two that reach it after a stop by the rule (Satellite p20 at step 231, Transport p27 at 174) undo goal literals, and
+# the circle rule stops them at the same steps. At a share of 0.25 or 0.5 Transport p24 (274 steps) is stopped too
+# (benchmarks/results/walk_circles/stalls.md).
+STALL_STEPS = 100
+STALL_FACTOR = 1.0
+STALL_SHARE = 0.1
 # The share of the memory left under the solve's limit that LAMA-first's translator beside the walk may take;
 # the walk keeps the rest.
 BESIDE_MEMORY_SHARE = 0.5
@@ -333,7 +346,9 @@ class Course:
         if left < self.fewest:
             self.fewest, self.fewest_step, self.undone = left, step, 0
             return False
-        if step - self.fewest_step < CIRCLE_STEPS or (self.undone < CIRCLE_UNDONE and not self.keeping):
+        if self.undone < CIRCLE_UNDONE and not self.keeping:
+            return self._stalled(step)
+        if step - self.fewest_step < CIRCLE_STEPS:
             return False
         circles = (f"no closer to the goal than {self.fewest} of {self.total} goal literals left (step "
                    f"{self.fewest_step})")
@@ -347,6 +362,18 @@ class Course:
         self.verdict = f"going round in circles after {step} steps: {circles}, and since then " + (
             f"it undid goal literals it had achieved {self.undone} times" if not self.keeping else
             "it kept the goal literals it held")
+        return True
+
+    def _stalled(self, step: int) -> bool:
+        """Whether the walk, after ``step`` steps, stalls: no closer to the goal for :data:`STALL_STEPS` steps and
+        :data:`STALL_FACTOR` times the steps it took to get as close, with at most :data:`STALL_SHARE` of its goal
+        literals left. Says why in ``verdict``."""
+        if not 0 < self.fewest <= STALL_SHARE * self.total:
+            return False
+        if step - self.fewest_step < max(STALL_STEPS, int(STALL_FACTOR * self.fewest_step)):
+            return False
+        self.verdict = (f"stalled after {step} steps: no closer to the goal than {self.fewest} of {self.total} goal "
+                        f"literals left (step {self.fewest_step})")
         return True
 
     def undoes(self, successor) -> bool:

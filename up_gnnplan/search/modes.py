@@ -198,8 +198,8 @@ def _learned_searches(job: Job, mode: Mode, searches: list[Mode], task, model, h
     (its walk: the first search, where it is a policy; else None). With
     the hand-off they have ``handoff_share`` of the time left (a policy on course to the goal when it
     is spent has it extended: ``on_course``, :mod:`up_gnnplan.search.course`; a policy too slow to reach
-    the goal in time stops at once and the learned fallback is skipped; one going round in circles
-    stops at once), and the fallback search gives up once it stalls (``handoff_stall``), or at once
+    the goal in time stops at once and the learned fallback is skipped; one going round in circles, or stalling
+    near the goal, stops at once), and the fallback search gives up once it stalls (``handoff_stall``), or at once
     where its pace allows it fewer expansions than that in its share (:class:`~.common.Progress`).
     Where a policy walks with a course and FF takes long to ground, FF is grounded beside the walk
     (:func:`~up_gnnplan.search.ff.initial_estimate`): its estimate sets the step limit when it comes,
