@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -33,6 +34,30 @@ def walk(course: Course, lefts: list[int], seconds_per_step: float) -> None:
     start = time.perf_counter() - seconds_per_step * (len(lefts) - 1)
     for step, left in enumerate(lefts):
         course.record(step, left, start + step * seconds_per_step)
+
+
+SWITCHES = """(define (domain switches) (:requirements :strips :negative-preconditions)
+  (:predicates (on ?x))
+  (:action up :parameters (?x) :precondition (not (on ?x)) :effect (on ?x))
+  (:action down :parameters (?x) :precondition (on ?x) :effect (not (on ?x))))"""
+
+
+def test_goal_literals_hold_as_pymimir_says_negative_ones_too(tmp_path):
+    """:meth:`Course.holding` reads the fluent atoms' indices; pymimir's ``literal_holds`` agrees on every state."""
+    (tmp_path / "domain.pddl").write_text(SWITCHES)
+    (tmp_path / "p.pddl").write_text("(define (problem p) (:domain switches) (:objects a b c) (:init (on b))"
+                                     " (:goal (and (on a) (not (on b)) (on c))))")
+    task = Task.from_files(tmp_path / "domain.pddl", tmp_path / "p.pddl")
+    course = Course(task, Limits(10), Limits(10))
+    seen, frontier = set(), [task.initial_state()]
+    while frontier:
+        state = frontier.pop()
+        if state.get_index() in seen:
+            continue
+        seen.add(state.get_index())
+        assert course.holding(state).tolist() == [state.literal_holds(literal) for literal in course.literals]
+        frontier += [action.apply(state) for action in state.generate_applicable_actions()]
+    assert len(seen) == 8 and course.total == 3
 
 
 def test_goal_literals_left_are_counted_on_the_state(task):
@@ -426,10 +451,14 @@ def test_from_enough_steps_on_a_walk_that_needs_more_than_all_the_time_left_is_h
 
 
 class Holding:
-    """A state in which the goal literals ``which`` (indices into the course's) hold, and no other."""
+    """A state in which the goal literals ``which`` (indices into the course's) hold, and no other: its fluent atoms
+    are those of the positive ones among them and of the negative ones not among them (as pymimir's state gives them)."""
 
     def __init__(self, course: Course, which):
         self.ids = {id(course.literals[i]) for i in which}
+        atoms = [literal.get_atom().get_index() for i, literal in enumerate(course.literals)
+                 if (i in which) == literal.get_polarity()]
+        self._advanced_state = SimpleNamespace(get_fluent_atoms=lambda: atoms)
 
     def literal_holds(self, literal) -> bool:
         return id(literal) in self.ids
