@@ -1,6 +1,6 @@
 """The course's own time per step (mode auto's checks: hopeless, circling, observe) on the states of a walk.
 
-    git worktree add /tmp/wt-before c3f871c; git worktree add /tmp/wt-after 5f3c9a1   # before / after Course.holding
+    git worktree add /tmp/wt-before c3f871c; git worktree add /tmp/wt-after 7579329   # before / after Course.holding
     gnnplan generate blocksworld -o /tmp/bw488 --count 1 -p blocks=488
     for f in /tmp/bw488 /tmp/gnnplan-tiers/hard-lower/ferry /tmp/gnnplan-tiers/hard-lower/transport; do
       for arm in before after; do PYTHONPATH=/tmp/wt-$arm OMP_NUM_THREADS=1 python course_checks.py $f 200; done; done
