@@ -10,8 +10,13 @@ literals it undid after achieving them without getting closer to the goal, and t
 the rule fires (empty: never). Sets: IPC 2023 ``testing/easy`` (``easy-DOMAIN``) and the generated
 tiers of ``benchmarks/tiers.py`` (``medium-DOMAIN``, ``hard-DOMAIN``); one process a set, capped.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.walk_circles run easy medium [--domains D ...] -o benchmarks/results/walk_circles
+Each row also lists the walk's ``minima`` (the steps at which it came closer to the goal than ever before, and the
+goal literals then left); ``stalls`` replays stall rules of several sizes on them (``Course._stalled``: which walks
+each would stop, and which of those reach the goal).
+
+    OMP_NUM_THREADS=1 python -m benchmarks.walk_circles run easy medium hard-lower [--domains D ...] -o benchmarks/results/walk_circles
     python -m benchmarks.walk_circles table -o benchmarks/results/walk_circles
+    python -m benchmarks.walk_circles stalls -o benchmarks/results/walk_circles
 """
 
 from __future__ import annotations
@@ -47,8 +52,8 @@ class Watch(Course):
     minima = None
     def circling(self, step, state):
         fewest = self.fewest
-        if super().circling(step, state) and self.fired is None:
-            self.fired, self.said = step, self.verdict
+        if super().circling(step, state) and self.fired is None and self.verdict.startswith("going round"):
+            self.fired, self.said = step, self.verdict  # (a stall near the goal: replayed by ``stalls``)
         self.most = max(self.most, self.undone)
         if self.fewest < fewest:
             self.minima.append((step, self.fewest))
