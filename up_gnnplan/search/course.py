@@ -213,12 +213,11 @@ class Course:
         # Going round in circles (:meth:`circling`): the goal literals the last state satisfied, those
         # the walk achieved, the fewest left so far and the step it was reached, the achieved ones undone since.
         self.holds: np.ndarray | None = None
-        self.held = None  # the state ``holds`` is of
         self.achieved = np.zeros(len(self.literals), dtype=bool)
         # The goal literals as fluent atom indices and polarities (:meth:`holding`), and the state last asked about.
         self.atoms = np.array([literal.get_atom().get_index() for literal in self.literals], dtype=np.int64)
         self.positive = np.array([literal.get_polarity() for literal in self.literals], dtype=bool)
-        self.asked, self.answer = None, self.positive
+        self.asked, self.answer = None, None
         self.fewest, self.fewest_step, self.undone = len(self.literals) + 1, 0, 0
         # With ``keep``, a walk seen going round in circles keeps the goal literals its state holds from then on
         # (``keeping``; ``kept``: those of the state last seen): :meth:`undoes`.
@@ -348,7 +347,7 @@ class Course:
         if self.holds is not None:
             self.undone += int(np.count_nonzero(self.holds & ~holds & self.achieved))
             self.achieved |= holds & ~self.holds
-        self.holds, self.held = holds, state
+        self.holds = holds
         if self.keeping:
             self.kept = self._held(holds)
         left = self.left(state)

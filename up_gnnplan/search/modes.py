@@ -308,10 +308,10 @@ class _LearnedPart:
         """Start LAMA-first on the task without the done objects of ``state``, after ``step`` steps of the walk with
         ``left`` goal literals left (:class:`~up_gnnplan.search.lama.ReducedSearch`, ``memory_share`` of the memory
         left); None where fewer than :data:`REDUCED_MIN_SHARE` of the objects are done."""
-        from up_gnnplan.search.lama import ReducedSearch, reduced_problem_text
+        from up_gnnplan.search.lama import ReducedSearch
 
-        reduced = reduced_problem_text(self.task, state)
-        if reduced is None or len(reduced[1]) < REDUCED_MIN_SHARE * self.task.num_objects:
+        reduced = _reduced_text(self.task, state)
+        if reduced is None:
             return None
         self.reductions.append(ReducedSearch(self.task, self.limits, state, step, reduced, left, memory_share))
         return self.reductions[-1]
@@ -397,7 +397,7 @@ class _LearnedPart:
         delivered packages, which takes 4.1-4.5 s, had 3.7 s."""
         from up_gnnplan.limits import GENERATING, LimitReached
         from up_gnnplan.search.ff import left_out
-        from up_gnnplan.search.lama import done_objects, reduced_problem_text
+        from up_gnnplan.search.lama import done_objects
 
         if not (self.params["handoff_reduced"] and self.params["handoff_from_walk"]):
             return False
@@ -406,8 +406,8 @@ class _LearnedPart:
         except LimitReached:
             return False
         start = furthest_state(self.task, walk) if why else None
-        reduced = reduced_problem_text(self.task, start[1]) if start is not None else None
-        if reduced is None or len(reduced[1]) < REDUCED_MIN_SHARE * self.task.num_objects:
+        reduced = _reduced_text(self.task, start[1]) if start is not None else None
+        if reduced is None:
             return False
         self.job.say("info", f"the learned fallback is skipped ({why}): LAMA-first plans next from step {start[0]} "
                              f"of the walk on the task without its {done_objects(len(reduced[1]))} of "
@@ -549,6 +549,16 @@ def _await_reduced(job: Job, task, walk, reduced, left: int):
     return plan, True
 
 
+def _reduced_text(task, state) -> tuple[str, list[str]] | None:
+    """``task``'s problem from ``state`` without its done objects
+    (:func:`~up_gnnplan.search.lama.reduced_problem_text`), or None where fewer than :data:`REDUCED_MIN_SHARE` of the
+    objects are done."""
+    from up_gnnplan.search.lama import reduced_problem_text
+
+    reduced = reduced_problem_text(task, state)
+    return None if reduced is None or len(reduced[1]) < REDUCED_MIN_SHARE * task.num_objects else reduced
+
+
 def _reduced_share(task, limits) -> float:
     """The share of the time left for LAMA-first on the task without its done objects: :data:`REDUCED_SHARE`, or all
     of it where LAMA-first's translation of the whole task, which the rest is for, could not end in it (estimated
@@ -569,10 +579,10 @@ def _reduced(job: Job, task, steps: int, state, left: int, total: int):
     translation takes 89 s; from a walk's state with 3 packages to deliver, the task without the 105 delivered ones
     is translated and solved in 4.1-4.5 s."""
     from up_gnnplan.search import Status
-    from up_gnnplan.search.lama import done_objects, lama_first_reduced, reduced_problem_text
+    from up_gnnplan.search.lama import done_objects, lama_first_reduced
 
-    reduced = reduced_problem_text(task, state)
-    if reduced is None or len(reduced[1]) < REDUCED_MIN_SHARE * task.num_objects:
+    reduced = _reduced_text(task, state)
+    if reduced is None:
         return None
     began = time.perf_counter()
     part = job.limits.share(_reduced_share(task, job.limits))
