@@ -369,6 +369,40 @@ def test_sigterm_stops_the_run_as_ctrl_c_does_and_the_same_command_continues(tmp
     assert not output.exists()
 
 
+@pytest.mark.slow  # 25 s: opt-in (--runslow), to keep the default run under 10 minutes
+def test_a_run_killed_outright_in_training_continues_with_its_seconds_counted(tmp_path):
+    """SIGKILL (or a machine's lease ending) runs no ``finally``: the run folder keeps the time spent as the
+    training goes, so that the same command ends within the one budget instead of training it all again."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    _gripper(tmp_path / "g", [2, 3, 4])
+    output, budget = tmp_path / "m.onnx", 24.0
+    command = [sys.executable, "-m", "up_gnnplan.cli", "learn", str(tmp_path / "g" / "domain.pddl"),
+               str(tmp_path / "g"), "-o", str(output), "--timeout", str(budget)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if sum("epoch" in seen for seen in lines) == 2:  # two epoch lines: at least 2 s of training
+            process.send_signal(signal.SIGKILL)
+            break
+    process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGKILL, "".join(lines)
+    run = json.loads((tmp_path / "m.onnx.learn" / "run.json").read_text())
+    assert run["phases"].get("training", 0.0) >= 1.5, run["phases"]
+    assert run["spent"] >= sum(run["phases"].values()) - 0.5, run
+    start = time.perf_counter()
+    continued = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    seconds = time.perf_counter() - start
+    assert continued.returncode == 0 and output.is_file(), continued.stderr
+    assert "continuing the run" in continued.stderr
+    assert seconds <= budget - run["spent"] + 8.0, f"{seconds:.1f} s after {run['spent']:.1f} s spent"
+
+
 @pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
 def test_a_continued_run_keeps_its_head_and_batch(tmp_path):
     import shutil

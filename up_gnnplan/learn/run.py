@@ -23,6 +23,7 @@ import os
 import shutil
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -104,17 +105,39 @@ class _Run:
 
 
 class _Clock:
-    """The run's deadline and time spent, over sessions."""
+    """The run's deadline and time spent, over sessions, kept in its folder as the run goes."""
 
-    def __init__(self, budget: float, spent_before: float, started: float):
+    def __init__(self, budget: float, spent_before: float, started: float, run: _Run, work: Path):
         self.budget, self.spent_before, self.started = budget, spent_before, started
         self.deadline = started + budget - spent_before
+        self.run, self.work = run, work
+        self._under_way = None  # counts the stage under way into run.phases
 
     def spent(self) -> float:
         return self.spent_before + time.perf_counter() - self.started
 
     def left(self) -> float:
         return self.deadline - time.perf_counter()
+
+    @contextmanager
+    def stage(self, name: str):
+        """Count the seconds of stage ``name`` in the run's phases, while it is under way too."""
+        before, start = self.run.phases.get(name, 0.0), time.perf_counter()
+        self._under_way = lambda: self.run.phases.__setitem__(name, before + time.perf_counter() - start)
+        try:
+            yield
+        finally:
+            self._under_way()
+            self._under_way = None
+
+    def keep(self) -> None:
+        """Write the seconds spent so far to the run folder. A run killed outright (SIGKILL, the end of a
+        machine's lease: no ``finally`` runs) continues with its training time counted, not given again
+        (Ferry, 30 minutes: a run killed in its refinement trained 21 minutes more when continued)."""
+        if self._under_way is not None:
+            self._under_way()
+        self.run.spent = self.spent()
+        _save_run(self.work, self.run)
 
 
 def learn(domain, problems, output, options: LearnOptions | None = None, say=None) -> dict:
@@ -148,7 +171,7 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     run, fresh = _open_run(work, key)
     if options.labels_from is not None:
         _take_labels(Path(options.labels_from), work, run, fresh, say)
-    clock = _Clock(budget, run.spent, started)
+    clock = _Clock(budget, run.spent, started, run, work)
     run.sessions += 1
     if not fresh:
         say(f"continuing the run in {work} ({run.spent:.0f} s of {budget:.0f} s spent before)")
@@ -161,16 +184,14 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
         raise
     finally:
         if work.is_dir():
-            run.spent = clock.spent()
-            _save_run(work, run)
+            clock.keep()
     return result
 
 
 def _stages(domain, output, options, say, run, work, clock, train_problems, judges, checked) -> dict:
     if not run.labels_done:
-        start = time.perf_counter()
-        _label_stage(domain, options, say, run, work, clock, train_problems)
-        _add_phase(run, "labelling", time.perf_counter() - start)
+        with clock.stage("labelling"):
+            _label_stage(domain, options, say, run, work, clock, train_problems)
     labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in LABELLED]
     if options.label_only:
         states = sum(run.labels[p.name]["states"] for p in labelled)
@@ -192,14 +213,12 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                          f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems"
                          + ("" if options.labels != "optimal" else
                             ", or label them by LAMA-first's plans: --labels auto"))
-    start = time.perf_counter()
-    model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
-                                                                judges)
-    _add_phase(run, "training", time.perf_counter() - start)
+    with clock.stage("training"):
+        model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
+                                                                    judges)
     if tasks and "policy_validation" in record and "value" in getattr(model, "outputs", ()):
-        start = time.perf_counter()
-        _choose_first_policy(model, encoding, config, record, tasks, clock, say)
-        _add_phase(run, "choosing", time.perf_counter() - start)
+        with clock.stage("choosing"):
+            _choose_first_policy(model, encoding, config, record, tasks, clock, say)
     _choose_handoff_share(record, judges)
     _choose_astray_factor(record, judges)
     start = time.perf_counter()
@@ -289,8 +308,7 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                     # plans and 66 along LAMA-first's without it, against 19 optimal ones with --labels optimal; its
                     # plans 1.14x the optimal labels' model's); three misses in a row end it (LAMA-first at once).
                     grown = grown or "miss"
-                run.spent = clock.spent()
-                _save_run(work, run)
+                clock.keep()
                 done = sum(1 for q in problems if q.name in run.labels)
                 recent.append(time.perf_counter() - wave_start)
                 say(f"  [{done}/{total}] {p.name} ({p.objects} objects): {_describe_label(summary)}; "
@@ -378,10 +396,12 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         return clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
 
     seconds = training_left()
-    if seconds < MIN_TRAIN_SECONDS and run.sessions > 1:
+    # A continued run whose training had begun ends it in the time left, however short (the chosen epoch is in its
+    # state); one that had not begun needs time to train.
+    if seconds < MIN_TRAIN_SECONDS and run.sessions > 1 and before == 0.0:
         raise LearnError(f"this run has spent {clock.spent_before:.0f} s of its {clock.budget:.0f} s already: give a "
                          f"longer --timeout to train on, or remove {work} to start anew")
-    if seconds < MIN_TRAIN_SECONDS:
+    if seconds < MIN_TRAIN_SECONDS and before == 0.0:
         raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
                          f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give a longer "
                          f"--timeout (the labels are kept in {work}: the same command goes on from them)")
@@ -402,7 +422,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     config = config_of(recipe, options.seed, options.device)
     _graph_ahead(work / GRAPH_FILE, config, data, say)
     seconds = training_left()
-    if seconds < MIN_TRAIN_SECONDS:  # reading the labels and exporting the graph took what labelling had left
+    if seconds < MIN_TRAIN_SECONDS and before == 0.0:  # reading the labels and exporting the graph took what labelling had left
         raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
                          f"{clock.spent():.0f} s of checking, labelling, reading the labels and exporting the "
                          f"network's graph: too little to train at all; give a longer --timeout (the labels are kept "
@@ -536,6 +556,7 @@ def _epoch_lines(say, clock, error: str, training_left, prefix: str = ""):
         now = time.perf_counter()
         if now - last[0] >= min(15.0, max(2.0, clock.budget / 60)):
             last[0] = now
+            clock.keep()
             if judge is None:
                 verdict = f"(best {best:.3f})"
             else:
