@@ -221,13 +221,11 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
             _choose_first_policy(model, encoding, config, record, tasks, clock, say)
     _choose_handoff_share(record, judges)
     _choose_astray_factor(record, judges)
-    start = time.perf_counter()
-    summary = _summary(options, run, clock, checked, labelled, judges, record)
-    record["learn"] = summary
-    record["command"] = options.command
-    _export(model, encoding, config, record, data.domain, output, work / GRAPH_FILE)
-    export_seconds = time.perf_counter() - start
-    _add_phase(run, "export", export_seconds)
+    with clock.stage("export"):
+        summary = _summary(options, run, clock, checked, labelled, judges, record)
+        record["learn"] = summary
+        record["command"] = options.command
+        _export(model, encoding, config, record, data.domain, output, work / GRAPH_FILE)
     summary["phases"] = {k: round(v, 1) for k, v in run.phases.items()}
     summary["seconds"] = round(clock.spent(), 1)
     _amend_metadata(output, record)
@@ -398,10 +396,11 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     seconds = training_left()
     # A continued run whose training had begun ends it in the time left, however short (the chosen epoch is in its
     # state); one that had not begun needs time to train.
-    if seconds < MIN_TRAIN_SECONDS and run.sessions > 1 and before == 0.0:
+    begun = before > 0.0
+    if seconds < MIN_TRAIN_SECONDS and not begun and run.sessions > 1:
         raise LearnError(f"this run has spent {clock.spent_before:.0f} s of its {clock.budget:.0f} s already: give a "
                          f"longer --timeout to train on, or remove {work} to start anew")
-    if seconds < MIN_TRAIN_SECONDS and before == 0.0:
+    if seconds < MIN_TRAIN_SECONDS and not begun:
         raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
                          f"{clock.spent():.0f} s of checking and labelling: too little to train at all; give a longer "
                          f"--timeout (the labels are kept in {work}: the same command goes on from them)")
@@ -422,7 +421,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     config = config_of(recipe, options.seed, options.device)
     _graph_ahead(work / GRAPH_FILE, config, data, say)
     seconds = training_left()
-    if seconds < MIN_TRAIN_SECONDS and before == 0.0:  # reading the labels and exporting the graph took what labelling had left
+    if seconds < MIN_TRAIN_SECONDS and not begun:  # reading the labels and exporting the graph took what labelling had left
         raise LearnError(f"--timeout {clock.budget:g} s leaves {max(seconds, 0):.1f} s for training after "
                          f"{clock.spent():.0f} s of checking, labelling, reading the labels and exporting the "
                          f"network's graph: too little to train at all; give a longer --timeout (the labels are kept "
