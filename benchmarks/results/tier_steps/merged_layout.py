@@ -7,7 +7,7 @@ and in the merged one (every relation padded to the largest arity: one product a
         /tmp/prof/bw200/domain.pddl /tmp/prof/bw200/p-b200-0-0.pddl /tmp/prof/bw50/p-b50-0-0.pddl
 """
 import sys, time, copy
-import numpy as np, onnxruntime as ort
+import numpy as np
 from up_gnnplan.exporters.reexport import load_exported
 from up_gnnplan.exporters.onnx_export import export_onnx
 from up_gnnplan.encodings.actions import ActionInput
