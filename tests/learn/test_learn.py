@@ -419,6 +419,25 @@ def test_a_continued_run_keeps_its_head_and_batch(tmp_path):
     assert not (tmp_path / "m.onnx").exists()
 
 
+def test_the_network_s_size_is_chosen_recorded_and_kept_by_a_continued_run(tmp_path):
+    """``--hidden`` and ``--layers`` size the network (a cheaper policy step on large problems); the model's metadata
+    and its run record them, and a continued run refuses another size."""
+    _gripper(tmp_path / "g", [2, 3, 4])
+    output = tmp_path / "small.onnx"
+    args = ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"), "-o", str(output), "--timeout", "15",
+            "--device", "cpu", "--hidden", "8", "--layers", "4"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    meta = _metadata(output)
+    assert meta["train_config"]["hidden"] == 8 and meta["train_config"]["layers"] == 4
+    recipe = meta["training_record"]["learn"]["recipe"]
+    assert recipe["hidden"] == 8 and recipe["layers"] == 4
+    output.unlink()
+    again = CliRunner().invoke(main, [*args[:-2], "--layers", "6", "--timeout", "30"])
+    assert again.exit_code == 2 and "with 8 features and 4 layers" in again.output, again.output
+    assert not output.exists()
+
+
 @pytest.mark.parametrize("record, judges, expected", [
     ({"policy_validation": {"solved": 0}}, 4, 0.1),  # no judge problem solved: a tenth for the learned part
     ({"policy_validation": {"solved": 1}}, 4, None),  # one solved: the engine's default

@@ -36,6 +36,12 @@ from up_gnnplan.learn.recipe import HEADS
               help="The model's heads: the action head alone, a value head beside it (mode auto's value policy and "
                    "GBFS on V), or a value head alone (modes policy and gbfs; a value model to keep beside an action "
                    "model of the domain).  [default: logits]")
+@click.option("--hidden", type=click.IntRange(min=1), default=None,
+              help="The network's features per object.  [default: 32]")
+@click.option("--layers", type=click.IntRange(min=1), default=None,
+              help="The network's message-passing layers (their weights shared). Fewer layers and features make each "
+                   "policy step cheaper on large problems; the layers also bound how far along the state's atoms the "
+                   "policy sees.  [default: 30]")
 @click.option("--labels-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               metavar="RUN_FOLDER",
               help="Start from the labels of another run of the same problems (its folder, OUTPUT.learn): another "
@@ -47,8 +53,8 @@ from up_gnnplan.learn.recipe import HEADS
                    "folder (label on many CPUs, train on a GPU).")
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
-def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, head, labels_from,
-          label_only, memory_mb):
+def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, head, hidden, layers,
+          labels_from, label_only, memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -72,7 +78,7 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
         argv = argv + ["--labels", labels]  # the record names the labels, whatever the default becomes
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only, head=head,
-                           labels_from=labels_from, command="gnnplan learn " + " ".join(argv), started=command_start())
+                           hidden=hidden, layers=layers, labels_from=labels_from, command="gnnplan learn " + " ".join(argv), started=command_start())
     try:
         with stopped_by_sigterm():
             run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))

@@ -34,7 +34,8 @@ in common, and is used here:
   stops before its time only once the judge has settled (:data:`SETTLE_EPOCHS` epochs in a row solved every
   judge problem with no error on the held-out problems, in the same steps; Gripper's and Vacuum's runs
   chose their first epoch and trained 30 and 44 more that scored the same);
-- the R-GNN's defaults otherwise (30 shared layers, 32 features, Adam 1e-3, batch 32 on a CPU).
+- the R-GNN's defaults otherwise (30 shared layers, 32 features, Adam 1e-3, batch 32 on a CPU); ``--hidden`` and
+  ``--layers`` set another size.
 
 Where some problems are labelled along LAMA-first's plans (``--labels auto``) and at least
 :data:`MIN_REFINE_PROBLEMS` trained-on ones optimally, the last :data:`REFINE_SHARE` of the training time
@@ -98,6 +99,9 @@ TRUSTED_ASTRAY_FACTOR, MIN_TRUSTED_JUDGES = 0.0, 2
 # The refinement on optimal labels alone (see above): its share of the training time, and the trained-on problems
 # labelled optimally (expanded, or along an optimal plan) it needs.
 REFINE_SHARE = 0.3
+# The network's size: 32 features and 30 layers (the R-GNN paper's) unless the command asks for others (``--hidden``,
+# ``--layers``): a policy step's time grows with both, the problems the policy generalises to with the layers.
+HIDDEN, LAYERS = 32, 30
 MIN_REFINE_PROBLEMS = 4
 OPTIMAL_LABELS = ("expanded", "optimal-plan")
 
@@ -119,6 +123,8 @@ class Recipe:
     refine: list[str] = field(default_factory=list)  # the problems the refinement trains on (refine_problems); none:
     #                                                   the whole training time on all labels
     refine_share: float = 0.0  # of the training time (seconds), kept for the refinement
+    hidden: int = HIDDEN  # the R-GNN's features; runs of an earlier version recorded none: theirs were 32
+    layers: int = LAYERS  # its message-passing layers (weights shared); runs of an earlier version: 30
 
 
 def error_name(head: str) -> str:
@@ -148,11 +154,13 @@ def refine_problems(labelled: list[dict], held_out_names=(), judges: int = 1) ->
 
 
 def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int], gpu: bool = False,
-           batch_size: int | None = None, head: str = HEAD, held_out_names: list[str] = ()) -> Recipe:
+           batch_size: int | None = None, head: str = HEAD, held_out_names: list[str] = (), hidden: int | None = None,
+           layers: int | None = None) -> Recipe:
     """Return the recipe for ``train_seconds`` of training on ``labelled`` problem summaries
     (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects, on a GPU or
     not; ``batch_size`` None: the device's (:data:`CPU_BATCH`, :data:`GPU_BATCH`); ``head``: one of :data:`HEADS`;
-    ``held_out_names``: the labelled problems held out (:func:`held_out`), by whose error the judge's ties are broken."""
+    ``held_out_names``: the labelled problems held out (:func:`held_out`), by whose error the judge's ties are broken;
+    ``hidden``, ``layers``: the network's size (None: :data:`HIDDEN`, :data:`LAYERS`)."""
     batch = batch_size or (GPU_BATCH if gpu else CPU_BATCH)
     # States per second grow with the batch, less than in proportion (measured: CPU 2.5x, H100 6.5x from 32 to 256).
     rate = (ASSUMED_GPU_RATE * (batch / GPU_BATCH) ** 0.9) if gpu else ASSUMED_RATE * (batch / CPU_BATCH) ** 0.44
@@ -166,7 +174,7 @@ def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int],
     refine = refine_problems(labelled, held_out_names, len(judge_objects)) if "logits" in head.split("+") else []
     return Recipe(head, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH,
                   list(held_out_names), "error" if held_out_names else "steps", UNKNOWN_SUCCESSORS, refine,
-                  REFINE_SHARE if refine else 0.0)
+                  REFINE_SHARE if refine else 0.0, hidden or HIDDEN, layers or LAYERS)
 
 
 def config_of(recipe: Recipe, seed: int, device: str = "auto"):
@@ -179,6 +187,7 @@ def config_of(recipe: Recipe, seed: int, device: str = "auto"):
                        settle_epochs=SETTLE_EPOCHS, max_epochs=100_000, epoch_states=recipe.epoch_states,
                        policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
-                       seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr,
+                       seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr, hidden=recipe.hidden,
+                       layers=recipe.layers,
                        judge_ties=recipe.judge_ties, unknown_successors=recipe.unknown_successors, device=device,
                        epoch_seconds=EPOCH_SHARE * recipe.seconds, judge_seconds=JUDGE_SHARE * recipe.seconds)

@@ -76,6 +76,8 @@ class LearnOptions:
     label_only: bool = False  # stop after labelling; the same run continues (trains) later, here or elsewhere
     head: str | None = None  # the model's heads (recipe.HEADS); None: the recipe's (recipe.HEAD)
     labels_from: Path | None = None  # a run folder of the same problems whose labels a new run starts from
+    hidden: int | None = None  # the network's features; None: recipe.HIDDEN
+    layers: int | None = None  # its message-passing layers; None: recipe.LAYERS
 
 
 def choosing_reserve(budget: float, judges: int, head: str) -> float:
@@ -408,13 +410,16 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         summaries = [dict(run.labels[p.name], objects=p.objects, name=p.name) for p in labelled]
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=device.type == "cuda",
                                    batch_size=options.batch_size, head=options.head or HEAD,
-                                   held_out_names=[p.name for p in held_out(labelled)]))
+                                   held_out_names=[p.name for p in held_out(labelled)], hidden=options.hidden,
+                                   layers=options.layers))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
-    if (options.head or recipe.head) != recipe.head or (options.batch_size or recipe.batch_size) != recipe.batch_size:
-        raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size}, as chosen when its "
-                         "training began; continue it without --head and --batch-size, or remove the folder to start "
-                         "anew")
+    if (options.head or recipe.head) != recipe.head or (options.batch_size or recipe.batch_size) != recipe.batch_size \
+            or (options.hidden or recipe.hidden) != recipe.hidden or (options.layers or recipe.layers) != recipe.layers:
+        raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size} with "
+                         f"{recipe.hidden} features and {recipe.layers} layers, as chosen when its training began; "
+                         "continue it without --head, --batch-size, --hidden and --layers, or remove the folder to "
+                         "start anew")
     labels = {p.name: work / "labels" / f"{p.name}.npz" for p in labelled}
     data = Dataset.load_all(path for name, path in labels.items() if name not in recipe.held_out)
     validation = Dataset.load_all(path for name, path in labels.items() if name in recipe.held_out)

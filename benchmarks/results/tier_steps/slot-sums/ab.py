@@ -1,5 +1,4 @@
 import sys, time, numpy as np
-import onnxruntime as ort
 from pathlib import Path
 from up_gnnplan.problems import Task
 from up_gnnplan.runtime import load_value_function

@@ -1,4 +1,4 @@
-import numpy as np, onnx, onnxruntime as ort, time
+import numpy as np, onnxruntime as ort, time
 from onnx import helper, TensorProto as T
 def model(op, opset, axes_input, shape=(976,3,32)):
     X = helper.make_tensor_value_info("x", T.FLOAT, [None, None, 32])
