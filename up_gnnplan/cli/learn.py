@@ -78,7 +78,8 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
         argv = argv + ["--labels", labels]  # the record names the labels, whatever the default becomes
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only, head=head,
-                           hidden=hidden, layers=layers, labels_from=labels_from, command="gnnplan learn " + " ".join(argv), started=command_start())
+                           hidden=hidden, layers=layers, labels_from=labels_from,
+                           command="gnnplan learn " + " ".join(argv), started=command_start())
     try:
         with stopped_by_sigterm():
             run(domain, list(problems), output, options, say=lambda line: click.echo(line, err=True))

@@ -414,8 +414,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
                                    layers=options.layers))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
-    if (options.head or recipe.head) != recipe.head or (options.batch_size or recipe.batch_size) != recipe.batch_size \
-            or (options.hidden or recipe.hidden) != recipe.hidden or (options.layers or recipe.layers) != recipe.layers:
+    kept = ("head", "batch_size", "hidden", "layers")  # chosen when training began; a continued run keeps them
+    if any(getattr(options, name) not in (None, getattr(recipe, name)) for name in kept):
         raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size} with "
                          f"{recipe.hidden} features and {recipe.layers} layers, as chosen when its training began; "
                          "continue it without --head, --batch-size, --hidden and --layers, or remove the folder to "

@@ -113,8 +113,9 @@ class TableAggregator:
         # Per node and feature, once per forward pass: the floor of the hard maximum (0 for a node without
         # messages, below any message otherwise) and 1 to add to the smooth maximum's sum where there are none.
         # A same-shape Max and Add instead of a Where broadcasting ``has`` in every layer: 3x faster in onnxruntime.
-        self.floor = torch.where(self.has, -1e30, 0.0).expand(-1, hidden)
-        self.empty = (~self.has).to(torch.float32).expand(-1, hidden)
+        if how not in ("sum", "mean"):
+            self.floor = torch.where(self.has, -1e30, 0.0).expand(-1, hidden)
+            self.empty = (~self.has).to(torch.float32).expand(-1, hidden)
         self.width = torch.cat([count, counts.new_ones((1,))]).max()
         self._table = None
 
