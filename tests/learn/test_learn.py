@@ -78,6 +78,7 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert "held out of training" in result.output and "on the held-out problems" in result.output
     assert set(learnt["phases"]) == {"checking", "labelling", "training", "export"}  # no value policy to choose
     assert "first_policy" not in meta["training_record"]
+    assert meta["training_record"]["judge_runtime"] == "onnxruntime"  # the judge walked in the engine's runtime
     chosen = "action-policy"
 
     problem = PDDLReader().parse_problem(str(domain), str(large))

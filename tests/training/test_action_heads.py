@@ -360,3 +360,67 @@ def test_of_the_cheapest_actions_those_with_the_fewest_steps_left_are_the_target
         assert optimal.sum() == 1 and cost[optimal][0] == 1.0  # go, not a switch
         tight = np.isclose(cost + data.value[nxt], data.value[i])
         assert tight.sum() == 2  # switching is as cheap: the steps decide
+
+
+# -- the judge in onnxruntime ---------------------------------------------------------------------
+
+def _graph(config, data, path):
+    """Export an untrained model of ``config`` to ``path`` (as ``gnnplan learn`` does before training)."""
+    from up_gnnplan.training.checkpoint import build
+
+    encoding, model = build(config, data.signature, data.action_signature, data.types)
+    export_onnx(model, encoding, path, domain="gripper", train_config=config.to_dict(), training_record={})
+    return path
+
+
+def test_the_judge_in_onnxruntime_walks_as_the_torch_model_does(trained, gripper_data, tmp_path):
+    from up_gnnplan.training.judge_runtime import RuntimeJudge
+    from up_gnnplan.training.judging import policy_validation
+
+    model, encoding, _, config = trained
+    judge = RuntimeJudge(_graph(config, gripper_data, tmp_path / "graph.onnx"))
+    runtime = judge.runtime(model, encoding)
+    assert runtime is not None and judge.note == "" and judge.checked
+    tasks = [load_task(GRIPPER, p) for p in GRIPPER_PROBLEMS]
+    for value in (False, True):  # the action policy, then the value policy
+        torch_walk = policy_validation(model, encoding, tasks, 50, value=value)
+        assert policy_validation(model, encoding, tasks, 50, value=value, runtime=runtime) == torch_walk
+        assert torch_walk[0] == 2 or value
+    # Each runtime holds the model's weights as they are then: changed, the next one follows them.
+    import copy
+
+    from up_gnnplan.exporters.parity import random_states
+    from up_gnnplan.training.adapters import TorchValueFunction
+
+    other = copy.deepcopy(model)
+    with torch.no_grad():
+        for weight in other.parameters():
+            weight.mul_(1.5)
+    states = random_states(encoding.signature, 4, np.random.default_rng(0))
+    changed = judge.runtime(other, encoding)
+    np.testing.assert_allclose(changed(states), TorchValueFunction(other, encoding)(states), rtol=1e-4, atol=1e-4)
+    assert not np.allclose(changed(states), runtime(states), rtol=1e-4, atol=1e-4)
+
+
+def test_a_graph_that_does_not_fit_leaves_the_judge_in_torch(trained, gripper_data, tmp_path):
+    from dataclasses import replace
+
+    from up_gnnplan.training.judge_runtime import RuntimeJudge
+
+    model, encoding, _, config = trained
+    judge = RuntimeJudge(_graph(replace(config, hidden=8), gripper_data, tmp_path / "graph.onnx"))
+    assert judge.runtime(model, encoding) is None
+    assert judge.note.startswith("the judge runs in torch:"), judge.note
+    assert judge.runtime(model, encoding) is None  # for the rest of the run
+
+
+def test_a_training_run_given_the_graph_judges_in_onnxruntime(gripper_data, tmp_path):
+    config = TrainConfig(head="logits", hidden=8, layers=2, max_seconds=20, max_epochs=2, epoch_states=64,
+                         policy_steps=30)
+    tasks = [load_task(GRIPPER, p) for p in GRIPPER_PROBLEMS]
+    _, _, record = train(gripper_data, config, validation_tasks=tasks,
+                         judge_graph=_graph(config, gripper_data, tmp_path / "graph.onnx"))
+    assert record["judge_runtime"] == "onnxruntime" and len(record["curve"]) == 2
+    _, _, without = train(gripper_data, config, validation_tasks=tasks)
+    assert "judge_runtime" not in without
+    assert [row[4:] for row in record["curve"]] == [row[4:] for row in without["curve"]]  # the same walks

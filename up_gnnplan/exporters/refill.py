@@ -25,15 +25,9 @@ def refill_onnx(graph, model, encoding, path, *, metadata: dict) -> Path | None:
     can export early, on the clock, and keep its budget when the machine is busy at the end.
     """
     import onnx
-    from onnx import numpy_helper
 
     proto = onnx.load(str(graph))
-    traced = model.exported(encoding) if hasattr(model, "exported") else model  # named as export_onnx traces it
-    weights = {name: value.detach().cpu().numpy() for name, value in traced.state_dict().items()}
-    for initializer in proto.graph.initializer:
-        value = weights.get(initializer.name)
-        if value is not None and tuple(value.shape) == tuple(initializer.dims):
-            initializer.CopyFrom(numpy_helper.from_array(value.astype(np.float32, copy=False), initializer.name))
+    fill_weights(proto, model, encoding)
     for entry in proto.metadata_props:
         key = entry.key[len(model_format.PREFIX):]
         if entry.key.startswith(model_format.PREFIX) and key in metadata:
@@ -46,3 +40,19 @@ def refill_onnx(graph, model, encoding, path, *, metadata: dict) -> Path | None:
         path.unlink(missing_ok=True)
         return None
     return path
+
+
+def fill_weights(proto, model, encoding) -> int:
+    """Put ``model``'s weights into the initializers of ``proto`` (a file exported from a model of the same config and
+    encoding, loaded by ``onnx.load``) that have their name and shape; return how many were filled."""
+    from onnx import numpy_helper
+
+    traced = model.exported(encoding) if hasattr(model, "exported") else model  # named as export_onnx traces it
+    weights = {name: value.detach().cpu().numpy() for name, value in traced.state_dict().items()}
+    filled = 0
+    for initializer in proto.graph.initializer:
+        value = weights.get(initializer.name)
+        if value is not None and tuple(value.shape) == tuple(initializer.dims):
+            initializer.CopyFrom(numpy_helper.from_array(value.astype(np.float32, copy=False), initializer.name))
+            filled += 1
+    return filled

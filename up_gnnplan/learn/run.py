@@ -220,7 +220,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                                                                     judges)
     if tasks and "policy_validation" in record and "value" in getattr(model, "outputs", ()):
         with clock.stage("choosing"):
-            _choose_first_policy(model, encoding, config, record, tasks, clock, say)
+            _choose_first_policy(model, encoding, config, record, tasks, clock, say, work)
     _choose_handoff_share(record, judges)
     _choose_astray_factor(record, judges)
     with clock.stage("export"):
@@ -451,7 +451,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     try:
         model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left), validation=validation,
                                         validation_tasks=tasks or None, state_path=state_path,
-                                        started=time.perf_counter())
+                                        started=time.perf_counter(), judge_graph=_judge_graph(work))
     except TimeLimitReached:  # the time ran out before the first epoch (a machine busier than the estimate)
         raise LearnError(f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model "
                          "took before its first epoch: too little to train at all; give a longer --timeout (the "
@@ -485,7 +485,7 @@ def _train_on(model, encoding, record, data, config, validation, tasks, state_pa
         config.max_seconds = _trained_seconds(state_path) + left
         model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left),
                                         validation=validation, validation_tasks=tasks, state_path=state_path,
-                                        started=time.perf_counter())
+                                        started=time.perf_counter(), judge_graph=_judge_graph(state_path.parent))
     record["refinement"] = {"kept": "all labels", "all_labels": chosen,
                             "why": f"not refined: the model of all labels solved {chosen['solved']} of {len(tasks)} "
                                    f"judge problems at epoch {chosen['epochs']}"}
@@ -534,7 +534,8 @@ def _refine(model, config, record, recipe, labels, validation, tasks, work, cloc
         refined, _, refined_record = train(data, refined_config, _epoch_lines(say, clock, error_name(recipe.head),
                                                                               training_left, "refining "),
                                            validation=validation, validation_tasks=tasks, state_path=state_path,
-                                           started=time.perf_counter(), initial_weights=model.state_dict())
+                                           started=time.perf_counter(), initial_weights=model.state_dict(),
+                                           judge_graph=_judge_graph(work))
     except TimeLimitReached:
         say("  no refinement on the optimal labels: the time ran out before its first epoch")
         return model, config, record
@@ -573,20 +574,30 @@ def _epoch_lines(say, clock, error: str, training_left, prefix: str = ""):
     return on_epoch
 
 
-def _choose_first_policy(model, encoding, config, record, tasks, clock, say) -> None:
+def _judge_graph(work: Path) -> Path | None:
+    """The graph file of the run in ``work`` (:func:`_graph_ahead`), which the judge's policy runs in with the epoch's
+    weights (:mod:`up_gnnplan.training.judge_runtime`), or None where there is none (the judge then runs in torch)."""
+    graph = work / GRAPH_FILE
+    return graph if graph.is_file() else None
+
+
+def _choose_first_policy(model, encoding, config, record, tasks, clock, say, work: Path | None = None) -> None:
     """Run the chosen model's greedy value policy on the judge problems, within the time kept back for it,
     and record in ``record["first_policy"]`` the policy mode auto starts with: the value policy where it
     solves more of them than the action policy did (Spanner: the action policy walks into dead ends that
     the value policy avoids), else the action policy (one forward pass a step instead of one per successor)."""
     from up_gnnplan.limits import Limits
+    from up_gnnplan.training.judge_runtime import RuntimeJudge
     from up_gnnplan.training.judging import policy_validation
 
     action = record["policy_validation"]
     seconds = clock.left() - export_reserve(clock.budget)
     if seconds < 1.0 or getattr(model, "actions", None) is None or "value" not in getattr(model, "outputs", ()):
         return  # no time left, or not a model of both heads
+    graph = _judge_graph(work) if work is not None else None
+    runtime = RuntimeJudge(graph).runtime(model, encoding) if graph is not None else None
     limits = Limits(seconds)
-    solved, steps = policy_validation(model, encoding, tasks, config.policy_steps, limits, value=True)
+    solved, steps = policy_validation(model, encoding, tasks, config.policy_steps, limits, value=True, runtime=runtime)
     first = "policy" if solved > action["solved"] else "action-policy"
     record["first_policy"] = first
     record["first_policy_judge"] = {"value_policy": {"solved": int(solved), "steps": int(steps)},

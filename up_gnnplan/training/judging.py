@@ -44,7 +44,9 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
         return (val_mae,)
     limits = budget.judge_limits(run.final_states, run.config.judge_seconds)
     began = time.perf_counter()
-    solved, steps_total = policy_validation(run.model, run.encoding, run.validation_tasks, run.config.policy_steps, limits)
+    runtime = run.judge_runtime.runtime(run.model, run.encoding) if run.judge_runtime is not None else None
+    solved, steps_total = policy_validation(run.model, run.encoding, run.validation_tasks, run.config.policy_steps, limits,
+                                            runtime=runtime)
     budget.judge = time.perf_counter() - began
     if limits.deadline.passed():
         run.progress.judged_in_part.append(epoch)
@@ -97,7 +99,8 @@ def settled(curve: list, judges: int, epochs: int) -> bool:
     return all(len(row) == 6 and row[4] == judges and row[3] == 0 and row[5] == last[0][5] for row in last)
 
 
-def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value: bool = False) -> tuple[int, int]:
+def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value: bool = False,
+                      runtime=None) -> tuple[int, int]:
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 
     The policy is the action policy for models with an action head, the value policy otherwise (or
@@ -111,7 +114,9 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
     The action policy of a model on a GPU runs on a CPU copy: it values one state a step, and a
     call on the GPU is thousands of kernel launches (on an H100 beside Rovers' training, a judge
     took 45 s on the GPU against 19 s on one CPU thread). The value policy values a batch of
-    successors a step and stays on the model's device.
+    successors a step and stays on the model's device. ``runtime``: an
+    :class:`~up_gnnplan.runtime.OnnxValueFunction` of ``model``'s weights
+    (:class:`~up_gnnplan.training.judge_runtime.RuntimeJudge`), which the policy then runs in instead.
     """
     from up_gnnplan.search import Status, action_policy_rollout, policy_rollout
 
@@ -120,7 +125,12 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
 
         return binding_validation(TorchValueFunction(model, encoding), tasks, failed_cost=max_steps, limits=limits)
     solved = steps = 0
-    scorer = TorchActionScorer(_on_cpu(model), encoding) if hasattr(model, "actions") and not value else None
+    if runtime is not None:
+        scorer = runtime.scorer if runtime.has_actions and not value else None
+        value_function = runtime
+    else:
+        scorer = TorchActionScorer(_on_cpu(model), encoding) if hasattr(model, "actions") and not value else None
+        value_function = TorchValueFunction(model, encoding)
     for task in tasks:
         if limits is not None and limits.deadline.passed():
             steps += max_steps
@@ -128,7 +138,7 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
         if scorer is not None:
             result = action_policy_rollout(task, scorer, max_steps=max_steps, limits=limits)
         else:
-            result = policy_rollout(task, TorchValueFunction(model, encoding), max_steps=max_steps, limits=limits)
+            result = policy_rollout(task, value_function, max_steps=max_steps, limits=limits)
         ok = result.status is Status.SOLVED
         solved += ok
         steps += len(result.actions) if ok else max_steps

@@ -55,6 +55,7 @@ class TrainingRun:
     progress: Progress = field(default_factory=Progress)
     budget: Budget | None = None  # set once the run's clock starts, after a stopped run's state is read
     start: float = 0.0  # the time.perf_counter() value the run's clock counts from (over all its sessions)
+    judge_runtime: Any = None  # a RuntimeJudge (judge_runtime): the judge's policy in onnxruntime; None: in torch
 
     @property
     def final_states(self) -> int:
