@@ -3,7 +3,7 @@
 Until 2026-11-24 the exported graph gathered each node's messages into one table as wide as the
 largest in-degree, so one hub (a Gripper room holding every ball, a Rovers rover in every
 ``can_traverse`` atom) made a layer's work nodes x hub degree. Now the messages fill rows of
-K = ceil(sqrt(D)) slots, reduced first per row and then per node
+K slots (K = ceil(sqrt(D)) until 2026-12-01, since then sized by the usual node), reduced first per row and then per node
 (:class:`up_gnnplan.models.layers.aggregation.TableAggregator`).
 
 For each test problem, the shipped value model as it was before (the ONNX file at git revision

@@ -347,17 +347,21 @@ def test_packed_layout_equals_training_path(aggregation, table, domain_states):
 
 
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
-@pytest.mark.parametrize("case", ["mixed", "no-messages", "no-nodes", "one-hub", "hubs"])
+@pytest.mark.parametrize("case", ["mixed", "no-messages", "no-nodes", "one-hub", "hubs", "skewed"])
 def test_table_aggregator_equals_scatter(aggregation, case):
     """The gathering aggregator (exported) equals the scattering one (training) on nodes with
     many, one or no messages, with targets past the last node left out (the packed layout's
     dummy node, its messages large), and on empty inputs; "hubs": two nodes with hundreds of messages among 60 with
-    a few, so that a node's messages fill several rows of the first level."""
+    a few, so that a node's messages fill several rows of the first level and the hubs' rows past the second level's
+    width are reduced on their own; "skewed": 200 nodes of a power law's counts, hubs of many sizes."""
     from up_gnnplan.models.rgnn import Aggregator, TableAggregator
 
     generator = torch.Generator().manual_seed(7)
-    nodes, d = {"mixed": 9, "no-messages": 4, "no-nodes": 0, "one-hub": 5, "hubs": 60}[case], 6
-    if case == "hubs":
+    nodes, d = {"mixed": 9, "no-messages": 4, "no-nodes": 0, "one-hub": 5, "hubs": 60, "skewed": 200}[case], 6
+    if case == "skewed":
+        weights = 1.0 / torch.arange(1, nodes + 2, dtype=torch.float32) ** 1.2  # node k gets about 1 / k^1.2 of them
+        targets = torch.multinomial(weights, 3000, replacement=True, generator=generator)
+    elif case == "hubs":
         targets = torch.cat([torch.full((400,), 3), torch.full((250,), 41), torch.randint(0, 61, (300,), generator=generator)])
         targets = targets[torch.randperm(len(targets), generator=generator)]
     elif case == "mixed":  # nodes 0-8; 9 is the dummy; nodes 3 and 7 get nothing

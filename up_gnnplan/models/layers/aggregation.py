@@ -83,11 +83,24 @@ class TableAggregator:
     were 35% of the time of a batch of 8 Blocks states (benchmarks/HISTORY.md); a Gather copies
     whole rows. The targets are fixed for a forward pass, so they are sorted once into tables of
     message indices, and each layer gathers and reduces in two levels: the messages of a node
-    fill ceil(count / K) rows of K slots (K = ceil(sqrt(D)), D the largest number of messages a
-    node receives), each row is reduced, then the rows of each node. One table [N, D] would do
-    with one level, but one hub (a Gripper room that 400 balls are in, a Rovers rover in every
-    ``can_traverse`` atom) makes it N x D: quadratic in the problem's size (1.6 s for one state
-    of Gripper with 400 balls); the two levels hold about E + N * K and N * D / K slots.
+    fill ceil(count / K) rows of K slots, each row is reduced, then the rows of each node. One
+    table [N, D] (D the largest number of messages a node receives) would do with one level, but
+    one hub (a Gripper room that 400 balls are in, a Rovers rover in every ``can_traverse`` atom)
+    makes it N x D: quadratic in the problem's size (1.6 s for one state of Gripper with 400
+    balls).
+
+    K and the second level's width W are sized by the usual node, not by the hub: U = min(D, 2 *
+    ceil(E / N) + 2) messages, K = ceil(sqrt(U)), W = ceil(U / K), so the tables hold about E + N * K
+    and N * W slots. A hub's rows past its first W - 1 are reduced on their own first (one more
+    table, of the hubs alone), and its last slot of the second level holds that result. Sized by
+    the hub (K = ceil(sqrt(D)) before 2026-12-01), every node's rows and second level were as wide
+    as the hub's square root: Sokoban's four direction objects (1,383 messages each among 2,439
+    nodes of 8 on average) padded a call's tables to 10 times its messages, and a call took about
+    twice the time it takes now; Spanner's gate (250 nuts), 1.35x; where no node is a hub
+    (Blocksworld, Ferry, Transport) the tables are the same as before, the hub table is empty, and
+    a call takes as long (benchmarks/results/tier_steps/usual-width/). The first level has one row
+    more, all padding, whose result is the second level's fill: no Concat of a fill row per layer
+    (with one, the hub table's two operators made a Blocksworld call 3-5% slower).
 
     The smooth maximum takes the hard maximum through the tables first, then one exponential per message,
     ``exp(beta * (m - max of its node))``, summed through the same tables: exponentials per slot of the padded
@@ -119,8 +132,12 @@ class TableAggregator:
         self.width = torch.cat([count, counts.new_ones((1,))]).max()
         self._table = None
 
-        # Level 1: rows of K slots; a node without messages gets one (empty) row.
-        k = torch.sqrt(self.width.to(torch.float32)).ceil().to(torch.long)
+        # Level 1: rows of K slots; a node without messages gets one (empty) row. K is sized by the nodes that are not
+        # hubs (at most ``width`` messages, at most about twice the mean), so that one hub does not pad every node's row.
+        nodes = torch.clamp(torch.ones_like(count).sum(), min=1)  # N as a tensor: the exported graph's is not fixed
+        mean = (count.sum() + nodes - 1) // nodes  # ceil(E / N)
+        usual = torch.clamp(torch.minimum(self.width, 2 * mean + 2), min=1)  # a node with more messages is a hub
+        k = torch.sqrt(usual.to(torch.float32)).ceil().to(torch.long)
         rows = torch.clamp((count + k - 1) // k, min=1)
         row_start = torch.cumsum(rows, 0) - rows
         num_rows = rows.sum()
@@ -129,11 +146,27 @@ class TableAggregator:
         spare = num_rows * k + torch.arange(total, dtype=torch.long, device=device)
         slots = torch.where(kept, row * k + (self.rank - (self.rank // k) * k), spare)
         flat = torch.full((num_rows * k + total,), total, dtype=torch.long, device=device)  # "no message"
-        self.row_table = flat.scatter(0, slots, self.order)[: num_rows * k].reshape(num_rows, k)
-        # Level 2: the rows of each node, padded with the index of a fill row.
-        most = torch.cat([rows, rows.new_ones((1,))]).max()
+        # One more row, all padding: its result is the fill of the second level's tables (index num_rows), no Concat per
+        # layer to append one.
+        self.row_table = torch.cat([flat.scatter(0, slots, self.order)[: num_rows * k].reshape(num_rows, k),
+                                    flat.new_full((1, 1), total).expand(1, k)])
+        # Level 2: the rows of each node, as many as a node of ``usual`` messages fills, padded with the index of a fill
+        # row (num_rows). A hub's rows past its first (wide - 1) are reduced first, per hub (``hub_table``, padded with
+        # the fill row), and its last slot points at that result (rows num_rows + 1 + its rank among the hubs).
+        wide = (usual + k - 1) // k
+        hub = rows > wide
+        hub_rank = torch.cumsum(hub.to(torch.long), 0) - 1
+        column = torch.arange(wide, dtype=torch.long, device=device).unsqueeze(0)
+        direct = torch.where(hub, wide - 1, rows).unsqueeze(1)
+        overflow = torch.where(hub, num_rows + 1 + hub_rank, num_rows).unsqueeze(1)
+        self.node_table = torch.where(column < direct, row_start.unsqueeze(1) + column,
+                                      torch.where(column == wide - 1, overflow, num_rows))
+        hubs = torch.nonzero(hub).reshape(-1)
+        left = rows[hubs] - (wide - 1)  # each hub's rows not in the node table
+        most = torch.cat([left, left.new_ones((1,))]).max()
         column = torch.arange(most, dtype=torch.long, device=device).unsqueeze(0)
-        self.node_table = torch.where(column < rows.unsqueeze(1), row_start.unsqueeze(1) + column, num_rows)
+        self.hub_table = torch.where(column < left.unsqueeze(1), (row_start[hubs] + wide - 1).unsqueeze(1) + column,
+                                     num_rows)
 
     @property
     def table(self) -> torch.Tensor:
@@ -153,12 +186,9 @@ class TableAggregator:
         padded = torch.cat(parts + [parts[0].new_full((1, self.hidden), low)])  # the messages, then a fill row
         gathered = padded[self.row_table]  # [R, K, d]
         if self.how in ("sum", "mean"):
-            row_sums = torch.cat([slot_sum(gathered), gathered.new_zeros((1, self.hidden))])
-            total = slot_sum(row_sums[self.node_table])
+            total = self._nodes(slot_sum(gathered), slot_sum)
             return total if self.how == "sum" else total / self.count.clamp(min=1.0)
-        row_max = gathered.amax(1)  # [R, d]
-        maxima = torch.cat([row_max, row_max.new_full((1, self.hidden), -1e30)])[self.node_table]  # [N, rows, d]
-        hard = torch.maximum(maxima.amax(1), self.floor)
+        hard = torch.maximum(self._nodes(gathered.amax(1), _max_slot), self.floor)
         if self.how == "max":
             return hard
         # Smooth max: one exponential per message, exp(beta * (m - the max of its node)) <= 1, summed through the
@@ -168,5 +198,17 @@ class TableAggregator:
         # messages (benchmarks/results/tier_steps/exp-per-message/).
         own = torch.cat([hard, hard.new_zeros((1, self.hidden))])[self.target]  # as ``padded``; the left-out's and the fill row's: 0
         weight = torch.exp(self.beta * (padded - own))
-        total = slot_sum(torch.cat([slot_sum(weight[self.row_table]), hard.new_zeros((1, self.hidden))])[self.node_table])
+        total = self._nodes(slot_sum(weight[self.row_table]), slot_sum)
         return hard + torch.log(total + self.empty) * (1.0 / self.beta)
+
+    def _nodes(self, rows: torch.Tensor, reduce) -> torch.Tensor:
+        """Reduce the rows' results [R + 1, d] (the last: the fill's) into the nodes' [N, d] by the level-2 tables: the
+        hubs' overflow rows first."""
+        # The hubs' table is wide where it is not empty: a ReduceSum, not slot_sum's running sum (see there).
+        hubs = rows[self.hub_table].sum(1) if reduce is slot_sum else reduce(rows[self.hub_table])  # [hubs, d]
+        return reduce(torch.cat([rows, hubs])[self.node_table])
+
+
+def _max_slot(x: torch.Tensor) -> torch.Tensor:
+    """The maximum of ``x`` [R, K, d] over its slots."""
+    return x.amax(1)
