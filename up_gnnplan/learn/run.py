@@ -581,7 +581,7 @@ def _judge_graph(work: Path) -> Path | None:
     return graph if graph.is_file() else None
 
 
-def _choose_first_policy(model, encoding, config, record, tasks, clock, say, work: Path | None = None) -> None:
+def _choose_first_policy(model, encoding, config, record, tasks, clock, say, work: Path) -> None:
     """Run the chosen model's greedy value policy on the judge problems, within the time kept back for it,
     and record in ``record["first_policy"]`` the policy mode auto starts with: the value policy where it
     solves more of them than the action policy did (Spanner: the action policy walks into dead ends that
@@ -594,7 +594,7 @@ def _choose_first_policy(model, encoding, config, record, tasks, clock, say, wor
     seconds = clock.left() - export_reserve(clock.budget)
     if seconds < 1.0 or getattr(model, "actions", None) is None or "value" not in getattr(model, "outputs", ()):
         return  # no time left, or not a model of both heads
-    graph = _judge_graph(work) if work is not None else None
+    graph = _judge_graph(work)
     runtime = RuntimeJudge(graph).runtime(model, encoding) if graph is not None else None
     limits = Limits(seconds)
     solved, steps = policy_validation(model, encoding, tasks, config.policy_steps, limits, value=True, runtime=runtime)

@@ -44,9 +44,9 @@ class RuntimeJudge:
         from up_gnnplan.exporters.parity import check_parity
         from up_gnnplan.exporters.refill import fill_weights
         from up_gnnplan.runtime import OnnxValueFunction
-        from up_gnnplan.training.judging import _on_cpu
+        from up_gnnplan.training.judging import on_cpu
 
-        cpu_model = _on_cpu(model)
+        cpu_model = on_cpu(model)
         try:
             filled = fill_weights(self.proto, cpu_model, encoding)
             if not filled:

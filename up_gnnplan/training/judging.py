@@ -129,7 +129,7 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
         scorer = runtime.scorer if runtime.has_actions and not value else None
         value_function = runtime
     else:
-        scorer = TorchActionScorer(_on_cpu(model), encoding) if hasattr(model, "actions") and not value else None
+        scorer = TorchActionScorer(on_cpu(model), encoding) if hasattr(model, "actions") and not value else None
         value_function = TorchValueFunction(model, encoding)
     for task in tasks:
         if limits is not None and limits.deadline.passed():
@@ -145,7 +145,7 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
     return solved, steps
 
 
-def _on_cpu(model):
+def on_cpu(model):
     """Return ``model`` if it is on the CPU, else a copy of it there (the weights as they are now)."""
     import copy
 
