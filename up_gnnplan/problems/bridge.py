@@ -375,6 +375,11 @@ class Task:
         """Return our id of a pymimir object."""
         return self._mimir_object_id[mimir_object.get_index()]
 
+    @property
+    def mimir_object_ids(self) -> dict[int, int]:
+        """Our object ids by pymimir object index (:meth:`object_id` of many objects at once)."""
+        return self._mimir_object_id
+
     def predicate_id(self, mimir_atom) -> int | None:
         """Return our predicate id of a pymimir ground atom, or None if not in the signature."""
         kind = "static" if mimir_atom.is_static() else "fluent" if mimir_atom.is_fluent() else "derived"

@@ -83,6 +83,7 @@ class ActionRows:
         self._rows_args = np.zeros((0, self.width), dtype=np.int32)
 
     def _schema_of(self, lifted) -> int:
+        """The schema id of a pymimir action schema (its public wrapper or the native object behind it)."""
         key = lifted.get_index()
         if key not in self._schema:
             self._schema[key] = self.signature.index[self.task.up_action_name(lifted.get_name())]
@@ -103,12 +104,22 @@ class ActionRows:
         indices = np.fromiter((a.get_index() for a in ground_actions), dtype=np.int64, count=len(ground_actions))
         if indices.max() >= len(self._known):
             self._grow(int(indices.max()) + 1)
-        for position in np.flatnonzero(~self._known[indices]).tolist():
-            action = ground_actions[position]
-            schema = self._schema_of(action.get_action())
-            arity = self.signature.schemas[schema][1]
-            index = indices[position]
-            self._rows_schema[index] = schema
-            self._rows_args[index, :arity] = [self.task.object_id(o) for o in action.get_objects()[:arity]]
-            self._known[index] = True
+        new = np.flatnonzero(~self._known[indices])
+        if len(new):
+            # Read from pymimir's native objects, not its Python wrappers (one made per object and schema), and
+            # stored at once: a Hiking state of 100 objects has 34,528 applicable actions, 1.2 s through the
+            # wrappers one row at a time, 0.7 s so.
+            object_id, schemas, width = self.task.mimir_object_ids, self.signature.schemas, self.width
+            schema_ids, rows = [], []
+            for position in new.tolist():
+                action = ground_actions[position]._advanced_ground_action
+                schema = self._schema_of(action.get_action())
+                arity = schemas[schema][1]
+                row = [object_id[o.get_index()] for o in action.get_objects()[:arity]]
+                schema_ids.append(schema)
+                rows.append(row + [-1] * (width - len(row)) if len(row) < width else row)
+            at = indices[new]
+            self._rows_schema[at] = schema_ids
+            self._rows_args[at] = np.array(rows, dtype=np.int32).reshape(len(rows), width)
+            self._known[at] = True
         return self._rows_schema[indices], self._rows_args[indices]
