@@ -3,12 +3,7 @@
 The states along an optimal plan get exact V* for free: every suffix of an optimal plan is
 optimal. Their successors off the plan are labelled by one more optimal search each, with a
 time limit and, optionally, a limit on the states it may expand; a search that exhausts the space
-proves a dead end, one stopped by a limit leaves the state out (no guessed label). The successors
-are searched from the goal's end of the plan back to the initial state's: the nearer the goal,
-the cheaper the search (Elevators of 13 objects, 1 s or 5,000 expansions each: the first 84
-searched from the goal's end all found their plans, then most searches hit a limit; from the
-initial state's end ``gnnplan learn``'s share ran out among the misses, none labelled). With
-``give_up_after`` the rest are left out after that many misses in a row. Which searches
+proves a dead end, one stopped by a limit leaves the state out (no guessed label). Which searches
 a time limit stops depends on the machine and its load, so a dataset built again may differ (the
 same problems gave 53, 55, 56, 60 and 61 states on one machine); an expansion limit stops the
 same searches everywhere: with one, and a time limit that is never reached first, the dataset is
@@ -179,7 +174,6 @@ def label_optimal(
     deadline: float | None = None,
     limits: Limits | None = None,
     satisficing: bool = False,
-    give_up_after: int | None = None,
 ) -> LabelledStates:
     """Label the states of an optimal plan of ``task`` and, optionally, their successors.
 
@@ -197,9 +191,6 @@ def label_optimal(
     ``satisficing-plan``), as do the successors a reordering of it reaches; no successor is searched
     (an optimal cost-to-go beside an upper bound would call a better plan's first action worse),
     and the other successors' actions are recorded as unknown.
-    ``give_up_after``: once that many successor searches in a row were stopped by a limit, the successors
-    not yet searched are left out (counted under "misses"): they lie further from the goal, where the
-    searches only get harder.
     """
     phase = phase or (lambda text: None)
     if satisficing and plan is None:
@@ -246,18 +237,13 @@ def label_optimal(
         bound = f"{successor_time_limit:g} s" + (f" and {successor_expansion_limit:,} expansions" if successor_expansion_limit else "")
         phase(f"plan of cost {cost:g} found; labelling the {len(pending):,} successors of its states "
               f"(at most {bound} each)")
-        done, misses = 0, 0
+        done = 0
         beat = Heartbeat(limits, phase, lambda expanded, seconds: (
             f"labelling successors: {done:,} of {len(pending):,} done, {sum(left_out.values()):,} left out; "
             f"{expanded:,} states expanded"))
         for done, succ in enumerate(pending, start=1):
             if succ.get_index() in seen:
                 continue
-            if give_up_after is not None and misses >= give_up_after:
-                left_out["misses"] = len({s.get_index() for s in pending[done - 1:]} - seen)
-                phase(f"{misses} successor searches in a row stopped by a limit: the last {left_out['misses']:,} "
-                      "successors, further from the goal, are left out")
-                break
             seen.add(succ.get_index())
             if is_goal(task, succ):
                 rows.append((succ, 0.0, 0, False, True, 2))
@@ -273,7 +259,6 @@ def label_optimal(
                 left_out["memory"] = 1 + len({s.get_index() for s in pending[done:]} - seen)
                 phase(f"{error}: the last {left_out['memory']:,} successors are left out")
                 break
-            misses = 0 if s_status in ("solved", "unsolvable", "exhausted") else misses + 1
             if s_status == "solved":
                 rows.append((succ, s_cost, len(s_plan), False, False, 2))
             elif s_status in ("unsolvable", "exhausted"):
@@ -305,10 +290,9 @@ def label_optimal(
 
 def _one_per_class(steps_out: list, classes: list, labelled: set) -> list:
     """The successors to search: of each plan state, one per symmetry class with no labelled member (a class's
-    successors are the same state up to renaming objects, so they share V*: one search labels them all); those
-    of the plan's last state first, of its initial state last."""
+    successors are the same state up to renaming objects, so they share V*: one search labels them all)."""
     pending = []
-    for out, keys in reversed(list(zip(steps_out, classes))):
+    for out, keys in zip(steps_out, classes):
         done = {key for (_, succ, _), key in zip(out, keys) if succ.get_index() in labelled}
         for (_, succ, _), key in zip(out, keys):
             if key not in done:
