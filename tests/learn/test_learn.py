@@ -441,19 +441,27 @@ def test_the_network_s_size_is_chosen_recorded_and_kept_by_a_continued_run(tmp_p
 
 @pytest.mark.parametrize("record, judges, expected", [
     ({"policy_validation": {"solved": 0}}, 4, 0.1),  # no judge problem solved: a tenth for the learned part
-    ({"policy_validation": {"solved": 1}}, 4, None),  # one solved: the engine's default
-    ({"policy_validation": {"solved": 0}, "first_policy_judge": {"value_policy": {"solved": 2}}}, 4, None),
+    ({"policy_validation": {"solved": 1}}, 4, 0.2),  # one of four: a quarter of the way to the engine's default
+    ({"policy_validation": {"solved": 3}}, 4, 0.4),
+    ({"policy_validation": {"solved": 4}}, 4, None),  # all solved: the engine's default
+    ({"policy_validation": {"solved": 0}, "first_policy_judge": {"value_policy": {"solved": 2}}}, 4, 0.3),
+    ({"policy_validation": {"solved": 0}, "first_policy_judge": {"value_policy": {"solved": 4}}}, 4, None),
     ({}, 0, None),  # no judge (a single training problem): nothing to go by
 ])
-def test_a_policy_that_solved_no_judge_problem_gets_a_tenth_of_the_time(record, judges, expected):
+def test_the_learned_parts_share_grows_with_the_judge_problems_its_policy_solved(record, judges, expected):
     from up_gnnplan.learn.recipe import WEAK_POLICY_SHARE
     from up_gnnplan.learn.run import _choose_handoff_share
+    from up_gnnplan.search.modes import HANDOFF_SHARE
 
     _choose_handoff_share(record, list(range(judges)))
     assert record.get("handoff_share") == expected
     if expected is not None:
-        assert expected == WEAK_POLICY_SHARE
-        assert record["handoff_share_why"] == f"its greedy policy solved none of its {judges} judge problems"
+        assert WEAK_POLICY_SHARE <= expected < HANDOFF_SHARE
+        solved = max(record["policy_validation"]["solved"],
+                     record.get("first_policy_judge", {}).get("value_policy", {}).get("solved", 0))
+        assert record["handoff_share_why"] == (f"its greedy policy solved none of its {judges} judge problems"
+                                               if not solved else
+                                               f"its greedy policy solved {solved} of its {judges} judge problems")
 
 
 @pytest.mark.parametrize("record, judges, expected", [

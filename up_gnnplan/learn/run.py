@@ -611,17 +611,22 @@ def _choose_first_policy(model, encoding, config, record, tasks, clock, say, wor
 def _choose_handoff_share(record: dict, judges: list) -> None:
     """Record in ``record["handoff_share"]`` mode auto's share of the time for the learned part where the
     judge found the policy weak: :data:`~up_gnnplan.learn.recipe.WEAK_POLICY_SHARE` where no greedy policy
-    of the model (the action policy, or the value policy where it was tried) solved any judge problem.
-    Otherwise nothing is recorded and the engine's default holds."""
+    of the model (the action policy, or the value policy where it was tried) solved any judge problem, and
+    from there up to the engine's default in proportion to the judge problems it solved (a quarter of them:
+    0.2). Where it solved them all nothing is recorded and the engine's default holds."""
     from up_gnnplan.learn.recipe import WEAK_POLICY_SHARE
+    from up_gnnplan.search.modes import HANDOFF_SHARE
 
     judged = record.get("policy_validation")
     if not judges or not judged:
         return
     value = (record.get("first_policy_judge") or {}).get("value_policy", {}).get("solved", 0)
-    if max(judged["solved"], value) == 0:
-        record["handoff_share"] = WEAK_POLICY_SHARE
-        record["handoff_share_why"] = f"its greedy policy solved none of its {len(judges)} judge problems"
+    solved = max(judged["solved"], value)
+    if solved >= len(judges):
+        return
+    record["handoff_share"] = round(WEAK_POLICY_SHARE + (HANDOFF_SHARE - WEAK_POLICY_SHARE) * solved / len(judges), 3)
+    record["handoff_share_why"] = (f"its greedy policy solved none of its {len(judges)} judge problems" if not solved
+                                   else f"its greedy policy solved {solved} of its {len(judges)} judge problems")
 
 
 def _choose_astray_factor(record: dict, judges: list) -> None:
@@ -737,6 +742,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
         "recipe": run.recipe,
         **({"refinement": record["refinement"]} if record.get("refinement") else {}),
         "handoff_share": record.get("handoff_share"),
+        "handoff_share_why": record.get("handoff_share_why"),
         "astray_factor": record.get("astray_factor"),
         "device": record.get("device"),
         **({"non_finite_note": record["non_finite_note"]} if record.get("non_finite_note") else {}),
@@ -781,7 +787,7 @@ def _report(say, output, summary, config) -> None:
         say(f"  hint: {hint}")
     if summary.get("handoff_share") is not None:
         say(f"  mode auto: the learned part gets {summary['handoff_share']:.0%} of the time before LAMA-first takes "
-            "the rest, since the policy solved no judge problem (gnnplan solve --handoff-share sets another)")
+            f"the rest, since {summary['handoff_share_why']} (gnnplan solve --handoff-share sets another)")
     if summary.get("astray_factor") is not None:
         say("  mode auto: the policy's steps are not limited by FF's estimate (only by its share of the time), since "
             "it solved every judge problem (gnnplan solve --astray-factor sets a limit)")

@@ -108,7 +108,8 @@ PARAMS = {
                            "With fallback model+lama: the share of the time left once the model is loaded that the "
                            "learned part (the policy, then the learned search) may take before LAMA-first gets the "
                            "rest (0: LAMA-first at once) [default: the model's, else 0.5: gnnplan learn records 0.1 "
-                           "for a model whose greedy policy solved none of its judge problems]."),
+                           "for a model whose greedy policy solved none of its judge problems, up to 0.5 in "
+                           "proportion to those it solved]."),
     "handoff_stall": Param(500, _integer(0), "an integer >= 0 (0: off)",
                            "With fallback model+lama: hand over to LAMA-first earlier, after this many expansions of "
                            "the learned search without a lower FF value, or at once where at its pace the learned "

@@ -151,7 +151,7 @@ class OnnxValueFunction:
     def handoff_share(self) -> float | None:
         """Mode auto's share of the time for the learned part before LAMA-first, where the model's
         training record gives one (``gnnplan learn``: a tenth for a policy that solved none of its
-        judge problems), else None."""
+        judge problems, more for one that solved some), else None."""
         share = (self.metadata.get("training_record") or {}).get("handoff_share")
         return float(share) if isinstance(share, (int, float)) and 0.0 <= share <= 1.0 else None
 
