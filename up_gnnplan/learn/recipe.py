@@ -91,7 +91,7 @@ MIN_FOR_HELD_OUT, MAX_HELD_OUT = 4, 5
 # policy of the model solved a judge problem (gnnplan learn records it in the model; the engine's default is
 # 0.5): such a model's learned search is, at best, a slower FF search, and LAMA-first needs the time. A policy that
 # solved some of them gets more, up to the default in proportion: Elevators (judge 1/4, its walks going round in
-# circles), test p01-p06: 5/6 at 0.2 against 3/6 at 0.5, LAMA-first alone 5/6; the shipped Floortile model (judge 1/4)
+# circles), test set: 5/10 at 0.2 against 3/10 at 0.5, LAMA-first alone 5/10; the shipped Floortile model (judge 1/4)
 # at 0.2 loses p27 of testing/easy, whose learned search took 17.1 s, of the 4 it solved in over 9 s at 0.5
 # (results/learn_eval/practice-1201/).
 WEAK_POLICY_SHARE = 0.1
