@@ -83,7 +83,7 @@ class ActionRows:
         self._rows_args = np.zeros((0, self.width), dtype=np.int32)
 
     def _schema_of(self, lifted) -> int:
-        """The schema id of a pymimir action schema (its public wrapper or the native object behind it)."""
+        """The schema id of a pymimir action schema (the native object behind a ground action's wrapper)."""
         key = lifted.get_index()
         if key not in self._schema:
             self._schema[key] = self.signature.index[self.task.up_action_name(lifted.get_name())]
