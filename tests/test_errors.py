@@ -48,6 +48,8 @@ def test_unclosed_parenthesis():
     problem = fixture("blocksworld", "unclosed-paren.pddl")
     message = load_error(BLOCKSWORLD, problem, ProblemLoadError)
     assert str(problem) in message and "line" in message and "never closed" in message
+    # the section left open is named: (:goal opens inside (:init, so the ')' is missing before it
+    assert "(:goal on line 6 opens inside (:init opened on line 5)" in message, message
 
 
 def test_extra_closing_parenthesis():
@@ -116,7 +118,8 @@ def test_negative_action_cost_is_refused(tmp_path):
 
 def test_conditions_beyond_the_declared_requirements_warn_and_load(tmp_path):
     """``(not (= ?a ?b))`` under ``:strips :equality``, a ``forall`` precondition under ``:strips``: Fast Downward
-    takes them, pymimir refuses them undeclared; they are declared (a warning once per file) and read."""
+    takes them, pymimir refuses them undeclared; they are declared (a warning once per file) and read. The negated
+    equality is PDDL's ``:equality``, so the warning names only the ``forall``."""
     domain, problem = tmp_path / "domain.pddl", tmp_path / "p1.pddl"
     domain.write_text(
         "(define (domain swap) (:requirements :strips :typing :equality) (:types token place) (:constants home - place)\n"
@@ -127,14 +130,46 @@ def test_conditions_beyond_the_declared_requirements_warn_and_load(tmp_path):
     problem.write_text("(define (problem p1) (:domain swap) (:objects a b - token p1 p2 - place)\n"
                        "  (:init (at a p1) (at b p2) (link p1 p2) (link p2 p1) (link p2 home) (link p1 p1))\n"
                        "  (:goal (done)))\n")
-    with pytest.warns(PddlQuirkWarning, match=":negative-preconditions, :universal-preconditions without declaring"):
+    with pytest.warns(PddlQuirkWarning, match=r"uses :universal-preconditions without declaring it") as caught:
         task = load_task(domain, problem)
+    assert not any("negative" in str(w.message) for w in caught)
     assert sorted(str(a) for a in task.initial_state().generate_applicable_actions()) == \
         ["(go a p1 p2)", "(go b p2 home)", "(go b p2 p1)"]  # not (go a p1 p1): the equality holds
     assert expand(task).initial_value == 4.0  # a to p2 and home, b home, finish
     domain.write_text(domain.read_text().replace("(not (= ?a ?b))", "(not (= ?a ?b)) (nonsense)"))
     message = load_error(domain, problem, ProblemLoadError)  # any other error still names the file and line
     assert f"{domain}, line 4" in message, message
+
+
+@pytest.mark.parametrize("precondition, warned", [("(not (= ?a ?b))", False), ("(not (= ?a ?b)) (not (at ?t ?b))", True)])
+def test_a_negated_equality_alone_is_no_undeclared_negative_precondition(tmp_path, precondition, warned):
+    """Negated equalities under ``:equality`` are read without a warning; a negated atom undeclared still warns
+    (delete effects, ``(not (at ?t ?a))`` below, are no negative preconditions either way)."""
+    domain, problem = tmp_path / "domain.pddl", tmp_path / "p1.pddl"
+    domain.write_text(
+        "(define (domain hop) (:requirements :strips :typing :equality) (:types token place)\n"
+        "  (:predicates (at ?t - token ?p - place))\n"
+        "  (:action go :parameters (?t - token ?a ?b - place)\n"
+        f"    :precondition (and (at ?t ?a) {precondition}) :effect (and (not (at ?t ?a)) (at ?t ?b))))\n")
+    problem.write_text("(define (problem p1) (:domain hop) (:objects a - token p1 p2 - place)\n"
+                       "  (:init (at a p1)) (:goal (at a p2)))\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        task = load_task(domain, problem)
+    said = [str(w.message) for w in caught if issubclass(w.category, PddlQuirkWarning)]
+    assert bool(said) == warned and all(":negative-preconditions" in m for m in said), said
+    assert sorted(str(a) for a in task.initial_state().generate_applicable_actions()) == ["(go a p1 p2)"]
+
+
+def test_a_domain_constant_declared_again_as_an_object_is_refused_by_name(tmp_path):
+    domain, problem = tmp_path / "domain.pddl", tmp_path / "p1.pddl"
+    domain.write_text("(define (domain home) (:requirements :strips :typing) (:types place) (:constants home - place)\n"
+                      "  (:predicates (at ?p - place))\n"
+                      "  (:action go :parameters (?a ?b - place) :precondition (at ?a) :effect (and (not (at ?a)) (at ?b))))\n")
+    problem.write_text("(define (problem p1) (:domain home)\n  (:objects a - place\n    home - place)\n"
+                       "  (:init (at a)) (:goal (at home)))\n")
+    message = load_error(domain, problem, ProblemLoadError)
+    assert f"{problem}, line 3: 'home' is a constant of the domain ({domain}, :constants)" in message, message
 
 
 def test_a_negative_goal_under_a_domain_that_does_not_declare_it_warns_and_loads(tmp_path):

@@ -75,7 +75,8 @@ def read_task(task, domain: str | Path, problem: str | Path, mode: str, check):
     mimir_code = with_normal_conditions(domain_code, files.domain_path)  # pymimir's disjunctions: see normal_form
     mimir_domain, added = _parse_domain(pymimir, mimir_code, files.domain_path)
     check("while building the task (after pymimir read the domain)")
-    problem_code = _problem_for_pymimir(problem_code, files.problem_path, syntax.constants + goal.objects)
+    problem_code = _problem_for_pymimir(problem_code, files.problem_path, syntax.constants + goal.objects,
+                                        (syntax.constants, files.domain_path))
     mimir_domain, mimir_problem, added = _parse_problem(pymimir, (mimir_code, problem_code), mimir_domain, added,
                                                         files, mode)
     if added:  # what the files use without declaring it: declared for Fast Downward's text too
@@ -121,13 +122,27 @@ def _read_by_up(task, files, mode, check, note: str):
 _DEFINE_PROBLEM = re.compile(r"\(\s*define\s*\(\s*problem\s+([^\s()]+)")
 
 
-def _problem_for_pymimir(code: str, path: Path, objects: list[tuple[str, str]]) -> str:
+def _problem_for_pymimir(code: str, path: Path, objects: list[tuple[str, str]], constants=((), None)) -> str:
     """Return the problem ``code`` as pymimir takes it, or say what it would only call unreadable.
 
     A problem name that does not begin with a letter (pymimir refuses ``(problem 0)``, Fast Downward takes
     it; the name is used nowhere) is prefixed. A ``:goal`` before the ``:init`` (pddlgym's Elevator, Sokoban,
     Travel; pymimir and Fast Downward read no other order) is moved after it, with a warning. An object or
-    constant so named is refused by name and line."""
+    constant so named is refused by name and line, as is an object the domain declares as a constant (``constants``:
+    the domain's (name, type) pairs and its file), which pymimir would only call defined twice."""
+    declared, domain_path = constants
+    ours = {name.lower() for name, _ in declared}
+    seen = set()
+    for name, _ in objects:
+        key = name.lower()
+        if key in ours and key in seen:
+            section = re.search(r"\(\s*:objects\b", code, re.IGNORECASE)
+            start = section.end() if section else 0
+            at = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE).search(code, start)
+            line = code.count("\n", 0, at.start()) + 1 if at else 1
+            raise ProblemLoadError(f"{path}, line {line}: '{name}' is a constant of the domain ({domain_path}, "
+                                   ":constants) and is declared again among the problem's objects; remove it there")
+        seen.add(key)
     for name, _ in objects:
         if not name[:1].isalpha():
             at = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", code)
@@ -185,11 +200,34 @@ def _parse_domain(pymimir, code: str, path: Path):
             if found is None or found.group(1) in added or len(added) >= 8:
                 return _parse(lambda: pymimir.Domain(_padded(_declare(code, added))), path), added  # raises: file, line
             added.append(found.group(1))
-    if added and (Path(path).resolve(), tuple(added)) not in _WARNED_REQUIREMENTS:
+    quirks = [r for r in added if not (r == ":negative-preconditions" and _negates_only_equality(code))]
+    if quirks and (Path(path).resolve(), tuple(added)) not in _WARNED_REQUIREMENTS:
         _WARNED_REQUIREMENTS.add((Path(path).resolve(), tuple(added)))
-        warnings.warn(f"{path}: uses {', '.join(added)} without declaring {'it' if len(added) == 1 else 'them'}; "
+        warnings.warn(f"{path}: uses {', '.join(quirks)} without declaring {'it' if len(quirks) == 1 else 'them'}; "
                       f"read as if declared", PddlQuirkWarning, stacklevel=4)
     return domain, added
+
+
+_NEGATED = re.compile(r"\(\s*not\s*\(\s*([^\s()]+)", re.IGNORECASE)
+_PRECONDITION = re.compile(r":precondition\b", re.IGNORECASE)
+
+
+def _negates_only_equality(code: str) -> bool:
+    """Whether every negation in the preconditions of ``code`` is of an equality, ``(not (= ?a ?b))``: PDDL's
+    ``:equality`` covers it (Fast Downward and VAL read it so), though pymimir asks for ``:negative-preconditions``
+    too, so using it undeclared is no quirk to warn of. (A domain with derived predicates is not looked into.)"""
+    if re.search(r"\(\s*:derived\b", code, re.IGNORECASE):
+        return False
+    heads = []
+    for found in _PRECONDITION.finditer(code):
+        start = code.find("(", found.end())
+        depth, end = 0, start
+        for end in range(start, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            if depth == 0:
+                break
+        heads += _NEGATED.findall(code[start:end + 1])
+    return bool(heads) and all(head == "=" for head in heads)
 
 
 def _parse_problem(pymimir, codes: tuple[str, str], mimir_domain, added: list[str], files, mode: str):

@@ -43,6 +43,8 @@ class Source:
 
 _WARNED_DOMAINS: set[Path] = set()  # warn once per domain file, not once per problem
 _COMMENT = re.compile(r";[^\n]*")
+# A section of a domain or problem file, as "(:init": what belongs directly inside "(define".
+_SECTION = re.compile(r"\s*(:[A-Za-z][\w-]*)")
 # A typed list: "x y - block"; "(:functions (total-cost) - number)" types a function, not objects.
 _TYPED_LIST = re.compile(r"\s-\s+(?!number\b)[A-Za-z]")
 _LINE_IN_MESSAGE = re.compile(r"line:?\s*(\d+)")
@@ -114,20 +116,37 @@ def check_domain_names(domain: str | Path, problems) -> None:
 
 
 def check_parentheses(text: str, path: Path | str) -> None:
-    """Raise if the parentheses of ``text`` do not balance, naming the offending line."""
-    stack: list[int] = []
+    """Raise if the parentheses of ``text`` do not balance, naming the offending line.
+
+    Where a ``(`` is never closed, the message names the section it was most likely left open in: a
+    section such as ``(:goal`` or ``(:action`` belongs directly inside ``(define``, so one that opens
+    deeper shows that the section before it lacks a ``)``.
+    """
+    stack: list[tuple[int, str | None]] = []  # (line, section keyword or None) of each open '('
+    misplaced = None  # the first section opened inside another: (its line, keyword, the open section's)
     for line_number, line in enumerate(_COMMENT.sub("", text).splitlines(), start=1):
-        for char in line:
+        for column, char in enumerate(line):
             if char == "(":
-                stack.append(line_number)
+                section = _SECTION.match(line, column + 1)
+                keyword = section.group(1).lower() if section else None
+                if keyword and len(stack) > 1 and misplaced is None:
+                    inside = next((entry for entry in reversed(stack) if entry[1]), None)
+                    misplaced = (line_number, keyword, inside)
+                stack.append((line_number, keyword))
             elif char == ")":
                 if not stack:
                     raise ProblemLoadError(f"{path}, line {line_number}: ')' closes nothing")
                 stack.pop()
     if stack:
+        hint = ""
+        if misplaced is not None:
+            line_number, keyword, inside = misplaced
+            within = f" inside ({inside[1]} opened on line {inside[0]}" if inside else " inside another section"
+            hint = (f"; ({keyword} on line {line_number} opens{within}{')' if inside else ''}: "
+                    f"a ')' is probably missing before line {line_number}")
         raise ProblemLoadError(
-            f"{path}: '(' opened on line {stack[-1]} is never closed "
-            f"({len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} left open at the end of the file)"
+            f"{path}: '(' opened on line {stack[-1][0]} is never closed "
+            f"({len(stack)} parenthes{'is' if len(stack) == 1 else 'es'} left open at the end of the file){hint}"
         )
 
 
