@@ -257,6 +257,22 @@ def test_the_judge_holds_back_the_largest_problems_and_one_of_middle_size():
     assert judge_split(small) == (small[:3], small[3:])  # fewer than ten: the largest alone
 
 
+def test_a_copy_of_a_training_problem_is_left_out_with_a_line(tmp_path):
+    """A copy (another name, comment and layout) would be trained on twice, or judge a problem trained on."""
+    from up_gnnplan.learn.inputs import check_problems
+
+    folder = tmp_path / "train"
+    first, other = sorted(generate("gripper", folder, count=1, seed=1, balls=3) +
+                          generate("gripper", folder, count=1, seed=2, balls=4))
+    copy = folder / "z-copy.pddl"
+    copy.write_text("; the same problem again\n" + first.read_text().replace("(problem ", "(problem renamed-")
+                    .replace(") (", ")\n  ("))
+    said = []
+    checked = check_problems(folder / "domain.pddl", [first, other, copy], say=said.append)
+    assert sorted(p.path for p in checked) == [first, other]
+    assert said == [f"  z-copy.pddl: the same problem as {first.name} (left out)"]
+
+
 def test_every_second_of_the_largest_labelled_problems_is_held_out():
     from up_gnnplan.learn.recipe import MAX_HELD_OUT, held_out
 

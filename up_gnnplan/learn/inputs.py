@@ -16,6 +16,7 @@ from up_gnnplan.errors import GnnplanError
 
 _DOMAIN_NAME = re.compile(r"\(\s*define\s*\(\s*domain\s+([^\s)]+)", re.IGNORECASE)
 _PROBLEM_DOMAIN = re.compile(r"\(\s*:domain\s+([^\s)]+)", re.IGNORECASE)
+_COMMENT = re.compile(r";[^\n]*")
 
 
 class LearnInputError(GnnplanError):
@@ -67,8 +68,34 @@ def _is_domain(path: Path) -> bool:
     return bool(_DOMAIN_NAME.search(path.read_text(errors="replace")[:4000]))
 
 
-def check_problems(domain: Path, files: list[Path], note=None) -> list[ProblemFile]:
-    """Load every problem of ``files`` with ``domain``; return them ordered by object count.
+def _same_problem_key(text: str) -> str:
+    """The text of a problem file without its comments, its problem name, case and layout: two files with the same
+    key are the same problem (a copy, or the same seed of a generator)."""
+    code = " ".join(_COMMENT.sub("", text).lower().split())
+    code = re.sub(r"\(\s*problem\s+[^\s)]+\s*\)", "(problem)", code, count=1)
+    return re.sub(r"\s*([()])\s*", r"\1", code)
+
+
+def without_copies(files: list[Path], say=None) -> list[Path]:
+    """``files`` without the later ones that hold the same problem as an earlier one (:func:`_same_problem_key`):
+    a copy among the training problems would be trained on twice, and where one copy became a judge problem the
+    judge would score a problem the model was trained on. ``say(line)`` is told of each left out."""
+    first: dict[str, Path] = {}
+    kept = []
+    for path in files:
+        key = _same_problem_key(path.read_text(errors="replace"))
+        if key in first:
+            if say is not None:
+                say(f"  {path.name}: the same problem as {first[key].name} (left out)")
+            continue
+        first[key] = path
+        kept.append(path)
+    return kept
+
+
+def check_problems(domain: Path, files: list[Path], note=None, say=None) -> list[ProblemFile]:
+    """Load every problem of ``files`` with ``domain``, copies of another left out (:func:`without_copies`, told to
+    ``say``); return them ordered by object count.
 
     Raises :class:`LearnInputError` naming the problems of another domain (by their ``(:domain ...)``
     line) and passes on the loader's errors (unsupported feature, parse error) for the first bad file.
@@ -88,6 +115,7 @@ def check_problems(domain: Path, files: list[Path], note=None) -> list[ProblemFi
     if foreign:
         raise LearnInputError(f"{len(foreign)} problem(s) are of another domain than '{name}' ({domain}): "
                               + ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else ""))
+    files = without_copies(files, say)
     checked, signature, names = [], None, _unique_names(files)
     for path in files:
         task = load_task(domain, path)  # raises UnsupportedFeatureError / ProblemLoadError with the file's name

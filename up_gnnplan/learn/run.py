@@ -166,7 +166,7 @@ def learn(domain, problems, output, options: LearnOptions | None = None, say=Non
     phase_start = time.perf_counter()
     files = problem_files(domain, problems)
     say(f"checking {len(files)} problem(s) of {domain.name}")
-    checked = check_problems(domain, files)
+    checked = check_problems(domain, files, say=say)
     train_problems, judges = judge_split(checked)
     work = Path(options.work_dir) if options.work_dir else output.with_name(output.name + ".learn")
     key = _run_key(domain, [p.path for p in checked], options.seed, options.labels)
