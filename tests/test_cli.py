@@ -198,6 +198,7 @@ def test_solve_prints_the_plan_on_stdout_and_the_summary_on_stderr(tmp_path):
     assert plan[-1].startswith("; cost = ") and plan[-1].endswith(" (unit cost)"), result.stdout
     assert all(line.startswith("(") for line in plan[:-1]) and int(plan[-1].split()[3]) == len(plan) - 1
     assert "plan validated" in result.stderr and "plan validated" not in result.stdout
+    assert ", found by action-policy, model blocks.onnx" in result.stderr, result.stderr  # who found the plan
     path = tmp_path / "p04.plan"
     result = run("solve", "--example", "blocksworld/p04.pddl", "--timeout", 60, "--plan-file", path)
     assert result.exit_code == 0 and result.stdout == "", result.output

@@ -202,9 +202,16 @@ def _report(name: str, mode: str, task, result, seconds: float, plan_file, verbo
                       f"{Path(metrics.get('grounding_model', '')).name}), " if binding else "no quantified variable, ")
                    + f"solved by {metrics.get('planner')}, plan validated", err=True)
         return
+    found = metrics.get("found_by")
+    found = FOUND_BY.get(found, found) if found != "learned" else metrics.get("search")
     click.echo(f"{name}: {status}, {len(result.plan.actions)} actions, cost {metrics.get('plan_cost')}, "
                f"{seconds:.2f} s, {metrics.get('expanded')} expanded, {metrics.get('evaluated')} evaluated, "
-               f"model {Path(metrics.get('model', '')).name} on {metrics.get('provider')}, plan validated", err=True)
+               + (f"found by {found}, " if found else "")
+               + f"model {Path(metrics.get('model', '')).name} on {metrics.get('provider')}, plan validated", err=True)
+
+
+# How the summary line names who found a plan (the metric found_by; "learned": the search's own name).
+FOUND_BY = {"lama-first": "LAMA-first", "walk+lama-first": "the walk, then LAMA-first"}
 
 
 @click.command(cls=Command)

@@ -261,6 +261,8 @@ class _LearnedPart:
             if course is not None and course.beside and not result.solved and part.deadline.end is not None:
                 part.deadline.extend_to(min(part.deadline.end, time.perf_counter()))
             _say_result(job, search.name, result, search.counts, began)
+            if result.solved:
+                job.metrics["search"] = search.name  # which learned search found the plan (found_by "learned")
             if walk is None and search.counts == "steps":
                 walk = result
             if result.status is not Status.GAVE_UP or self._fallback_skipped(course, result):
