@@ -28,8 +28,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SECONDS = 30.0  # labelling, the graph exported ahead (7.4 s at load 3), a few epochs, the judge and export
 
 
-def _gripper(folder: Path, balls: list[int], seed: int = 0) -> list[Path]:
-    return [generate("gripper", folder, count=1, seed=seed + b, balls=b)[0] for b in balls]
+def _gripper(folder: Path, balls: list[int], seed: int = 0, mixed: int = 0) -> list[Path]:
+    """Gripper problems of ``balls``; ``mixed=0``: IPC 1998's layout, the same problem whatever the seed."""
+    return [generate("gripper", folder, count=1, seed=seed + b, balls=b, mixed=mixed)[0] for b in balls]
 
 
 def _metadata(path: Path) -> dict:
@@ -541,9 +542,9 @@ def test_a_value_head_alone_is_learnt_for_the_value_modes_from_another_runs_labe
     assert not (tmp_path / "o.onnx").exists()
 
 
-# Gripper problems (balls, seed): with a judge of a trained-on size, the policy of all labels solves it within
+# Gripper problems (balls, seed, mixed): with a judge of a trained-on size, the policy of all labels solves it within
 # seconds, as a rule, and is refined; with one of 8 balls it does not, as a rule, and trains on.
-REFINED = ((([2, 3, 4, 5, 6], 0), ([6], 50), ([6], 70)), (([2, 3, 4, 5, 6, 7, 8], 0),))
+REFINED = ((([2, 3, 4, 5, 6], 0, 0), ([6], 50, 1), ([6], 70, 1)), (([2, 3, 4, 5, 6, 7, 8], 0, 0),))
 
 
 @pytest.mark.parametrize("problems", REFINED, ids=["judge-of-a-trained-size", "larger-judge"])
@@ -554,8 +555,8 @@ def test_a_model_of_lama_firsts_labels_is_refined_on_the_optimal_ones_and_the_ju
     on); the refined model is kept only where the judge found it better (more solved, or as many in fewer steps),
     and both verdicts are recorded. (Gripper's labels are all expanded: the run folder of a --label-only run says
     the largest trained-on problem was labelled along LAMA-first's plan.)"""
-    for balls, seed in problems:
-        _gripper(tmp_path / "train", balls, seed)
+    for balls, seed, mixed in problems:  # the 6-ball ones of mixed rooms: other problems of the same size
+        _gripper(tmp_path / "train", balls, seed, mixed)
     domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "g.onnx"
     args = ["learn", str(domain), str(tmp_path / "train"), "-o", str(output), "--timeout", "24"]
     first = CliRunner().invoke(main, [*args, "--label-only"])
