@@ -1,4 +1,4 @@
-import os, random
+import os
 def write(folder, name, text):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, name), "w") as f: f.write(text)
