@@ -85,3 +85,24 @@ def test_descendants_are_found_below_a_new_session_and_killed(tmp_path):
         assert _gone_soon(sleeper)
     finally:
         middle.kill()
+
+
+def nap(seconds: float, phase=None) -> str:
+    time.sleep(seconds)
+    return "rested"
+
+
+def test_jobs_still_running_are_reported_while_none_finishes(monkeypatch):
+    """``run(beat=...)``: a long job is seen every BEAT_SECONDS with its key and time (learn's labelling says so)."""
+    import up_gnnplan.executors as executors
+
+    monkeypatch.setattr(executors, "BEAT_SECONDS", 0.3)
+    beats = []
+    with make_executor("local", 2) as executor:
+        outcomes = list(executor.run([Job("long", f"{__name__}:nap", (3.0,), timeout=30),
+                                      Job("short", f"{__name__}:nap", (0.05,), timeout=30)],
+                                     preload=[__name__], beat=beats.append))
+    assert [o.key for o in outcomes] == ["short", "long"] and {o.value for o in outcomes} == {"rested"}
+    assert [key for key, _ in beats[-1]] == ["long"], beats  # the short one, done, is no longer reported
+    seconds = [dict(beat)["long"] for beat in beats]
+    assert len(seconds) >= 5 and seconds == sorted(seconds), beats

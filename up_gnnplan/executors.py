@@ -48,6 +48,7 @@ EXECUTORS = ("local", "ray")
 STATUSES = ("ok", "error", "memout", "timeout", "crash")
 RAY_RETRIES = 3  # times a Ray task is run again when its worker or node is lost
 RAY_PORT = 6379  # the port `ray start --head` listens on
+BEAT_SECONDS = 30.0  # run(beat=...): how often the jobs still running are reported while none finishes
 INSTALL_RAY = "pip install 'up-gnnplan[ray]'"
 
 
@@ -239,11 +240,12 @@ class ProcessPool:
     def __exit__(self, *exc):
         return False
 
-    def run(self, jobs, preload=()):
+    def run(self, jobs, preload=(), beat=None):
         """Yield the :class:`Outcome` of each of ``jobs`` as it finishes.
 
         ``preload`` names modules the forkserver imports before it forks the first job (only if
-        this call starts the forkserver).
+        this call starts the forkserver). ``beat``, where given, is called every :data:`BEAT_SECONDS`
+        that no job finishes, with the (key, seconds) of the jobs running, so that long jobs are seen.
         """
         import multiprocessing
         import shutil
@@ -260,6 +262,7 @@ class ProcessPool:
         running: dict[object, _Running] = {}
         scratch = Path(tempfile.mkdtemp(prefix="gnnplan-jobs-"))  # one working directory per job, removed at the end
         numbers = itertools.count()
+        heard = time.monotonic()
         try:
             while pending or running:
                 while pending and len(running) < self.jobs:
@@ -273,9 +276,15 @@ class ProcessPool:
                     send.close()
                     budget = job.timeout if job.timeout is not None else float("inf")
                     running[receive] = _Running(job, process, receive, log, start, start + budget)
-                timeout = max(0.0, min(r.deadline for r in running.values()) - time.monotonic())
+                until = min(r.deadline for r in running.values())
+                if beat is not None:
+                    until = min(until, heard + BEAT_SECONDS)
+                timeout = max(0.0, until - time.monotonic())
                 wait([*running, *(r.process.sentinel for r in running.values())],
                      timeout=None if timeout == float("inf") else timeout)
+                if beat is not None and time.monotonic() >= heard + BEAT_SECONDS:
+                    heard = time.monotonic()
+                    beat([(r.job.key, heard - r.start) for r in running.values()])
                 for conn, run in list(running.items()):
                     while run.fields is None and conn.poll():
                         try:
@@ -300,6 +309,7 @@ class ProcessPool:
                         run.process.join()
                     conn.close()
                     del running[conn]
+                    heard = time.monotonic()
                     yield _outcome(run, now - run.start)
         finally:
             for run in running.values():
@@ -424,22 +434,32 @@ class RayExecutor:
         """Return the CPUs of the cluster (0 until a node with CPUs has joined)."""
         return int(self._ray.cluster_resources().get("CPU", 0))
 
-    def run(self, jobs, preload=()):
-        """Yield the :class:`Outcome` of each of ``jobs`` as its Ray task finishes."""
+    def run(self, jobs, preload=(), beat=None):
+        """Yield the :class:`Outcome` of each of ``jobs`` as its Ray task finishes; ``beat`` as
+        :meth:`ProcessPool.run` calls it (the seconds counted from each task's submission)."""
         ray = self._ray
         if ray is None:
             raise RuntimeError("use the RayExecutor in a with-statement: it connects to the cluster there")
         remote = ray.remote(num_cpus=1, max_retries=self.retries, retry_exceptions=False)(_ray_job)
         paths = list(sys.path)
-        pending, flying = deque(jobs), {}
+        pending, flying, submitted = deque(jobs), {}, {}
+        heard = time.monotonic()
         try:
             while pending or flying:
                 while pending and (not self.jobs or len(flying) < self.jobs):
                     job = pending.popleft()
-                    flying[remote.remote(replace(job, log=None), tuple(preload), paths)] = job
-                ready, _ = ray.wait(list(flying), num_returns=1)
+                    ref = remote.remote(replace(job, log=None), tuple(preload), paths)
+                    flying[ref], submitted[ref] = job, time.monotonic()
+                wait = None if beat is None else max(0.0, heard + BEAT_SECONDS - time.monotonic())
+                ready, _ = ray.wait(list(flying), num_returns=1, timeout=wait)
+                if not ready:  # only with a beat: none finished in BEAT_SECONDS
+                    heard = time.monotonic()
+                    beat([(job.key, heard - submitted[ref]) for ref, job in flying.items()])
+                    continue
+                heard = time.monotonic()
                 for ref in ready:
                     job = flying.pop(ref)
+                    submitted.pop(ref, None)
                     try:
                         outcome = ray.get(ref)
                     except ray.exceptions.RayError as error:  # lost more often than it is retried, or cancelled

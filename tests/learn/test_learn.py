@@ -294,16 +294,22 @@ def test_ties_of_the_judge_are_broken_by_steps_or_by_the_error():
 
 
 @pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
-def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_moved_folder(tmp_path):
-    """Label on one machine (``--label-only``), train on another from a copy of the run folder."""
+def test_label_only_stops_after_labelling_and_the_same_command_trains_from_the_moved_folder(tmp_path, monkeypatch):
+    """Label on one machine (``--label-only``), train on another from a copy of the run folder. (A problem whose
+    labelling takes long is reported while it runs: every 0.05 s here instead of 30 s.)"""
     import shutil
 
+    import up_gnnplan.executors as executors
+
+    monkeypatch.setattr(executors, "BEAT_SECONDS", 0.05)
     _gripper(tmp_path / "a", [2, 3, 4])
     output = tmp_path / "a.onnx"
     args = [str(tmp_path / "a" / "domain.pddl"), str(tmp_path / "a"), "--timeout", "20", "--device", "cpu"]
     labelled = CliRunner().invoke(main, ["learn", *args, "-o", str(output), "--label-only"])
     assert labelled.exit_code == 0, labelled.output
     assert "without --label-only trains" in labelled.output and "training rgnn" not in labelled.output
+    assert re.search(r"\.\.\. labelling p-b\dr2-\d+-0 \(\d+ objects\) for \d+s, of a share of \d+s; at most \d+s of "
+                     "labelling left", labelled.output), labelled.output
     assert not output.exists()
     run = json.loads((tmp_path / "a.onnx.learn" / "run.json").read_text())
     assert run["labels_done"] and run["recipe"] is None  # the recipe is chosen where training runs

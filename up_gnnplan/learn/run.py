@@ -285,7 +285,14 @@ def _label_stage(domain, options, say, run, work, clock, problems) -> None:
                 for p in wave]
         by_name = {p.name: p for p in wave}
         wave_start, grown = time.perf_counter(), None  # grown: why the later shares grow ("too-large", "miss")
-        with executor, closing(executor.run(jobs, PRELOAD + ["up_gnnplan.learn.labels"])) as outcomes:
+
+        def beat(running, share=share):  # a problem that takes long is seen, with the time its share allows
+            busy = ", ".join(f"{by_name[key].name} ({by_name[key].objects} objects) for {_duration(seconds)}"
+                             for key, seconds in running)
+            left = max(0.0, labels_deadline - time.perf_counter())
+            say(f"  ... labelling {busy}, of a share of {_duration(share)}; at most {_duration(left)} of labelling left")
+
+        with executor, closing(executor.run(jobs, PRELOAD + ["up_gnnplan.learn.labels"], beat=beat)) as outcomes:
             for outcome in outcomes:
                 p = by_name[outcome.key]
                 if outcome.status == "ok":
