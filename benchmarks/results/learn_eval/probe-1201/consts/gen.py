@@ -1,4 +1,4 @@
-import random, sys; sys.path.insert(0, ".."); from common import problem, write
+import random; from common import problem, write
 def gen(seed, nloc, npk):
     r = random.Random(seed); locs = [f"l{i}" for i in range(nloc)]; allp = ["home"] + locs
     init = []

@@ -1,4 +1,4 @@
-import random, sys; sys.path.insert(0, ".."); from common import problem, write
+import random; from common import problem, write
 # fragile boxes can only be loaded by load-fragile (load has no fragile check, keep both sensible: load works for all;
 # fragility just allows vans) -> solvable always.
 def gen(seed, nloc, ntr, nvan, nbox, ncr):

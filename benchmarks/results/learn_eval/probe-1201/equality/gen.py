@@ -1,4 +1,4 @@
-import random, sys; sys.path.insert(0, ".."); from common import problem, write
+import random; from common import problem, write
 def gen(seed, nr, nb):
     r = random.Random(seed); R = [f"r{i}" for i in range(nr)]; B = [f"b{i}" for i in range(nb)]
     init = [f"(robot-at {r.choice(R)})", "(free)"] + [f"(at {b} {r.choice(R)})" for b in B]

@@ -1,4 +1,4 @@
-import random, sys; sys.path.insert(0, ".."); from common import problem, write
+import random; from common import problem, write
 def gen(seed, np_, nl):
     r = random.Random(seed); P = [f"q{i}" for i in range(np_)]; Ls = [f"lamp{i}" for i in range(nl)]
     init = []

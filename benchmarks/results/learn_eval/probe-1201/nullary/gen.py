@@ -1,4 +1,4 @@
-import random, sys; sys.path.insert(0, ".."); from common import problem, write
+import random; from common import problem, write
 # items have no atoms in init at all; some are not in the goal either (distractors)
 def gen(seed, n, ngoal):
     r = random.Random(seed); I = [f"i{k}" for k in range(n)]

@@ -1,4 +1,4 @@
-import random, sys; sys.path.insert(0, ".."); from common import problem, write
+import random; from common import problem, write
 def gen(seed, n):
     r = random.Random(seed); L = [f"l{i}" for i in range(n)]
     init = ["(= (fuel) 0)", f"(at {L[0]})"]
