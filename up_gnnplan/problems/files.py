@@ -218,15 +218,13 @@ def _negates_only_equality(code: str) -> bool:
     too, so using it undeclared is no quirk to warn of. (A domain with derived predicates is not looked into.)"""
     if re.search(r"\(\s*:derived\b", code, re.IGNORECASE):
         return False
+    from up_gnnplan.problems.syntax import expression_end
+
     heads = []
     for found in _PRECONDITION.finditer(code):
         start = code.find("(", found.end())
-        depth, end = 0, start
-        for end in range(start, len(code)):
-            depth += {"(": 1, ")": -1}.get(code[end], 0)
-            if depth == 0:
-                break
-        heads += _NEGATED.findall(code[start:end + 1])
+        if start >= 0:
+            heads += _NEGATED.findall(code[start:expression_end(code, start)])
     return bool(heads) and all(head == "=" for head in heads)
 
 
