@@ -195,3 +195,27 @@ def test_a_walk_whose_course_keeps_the_goal_literals_undoes_none_where_another_s
     assert kept.status is Status.SOLVED, kept.message
     assert undoing_steps(task, kept.actions) == 0
     assert_valid_up_plan(task, kept)
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_the_native_applicable_actions_are_pymimirs_in_its_order_with_the_same_rows_and_successors(name):
+    """``applicable_actions`` (pymimir's native actions, wrapped where read) gives the actions of
+    ``generate_applicable_actions``, in the same order, the same rows, and applies to the same successors; it
+    leaves no list of them cached on the state, as the walk keeps its path's states."""
+    from up_gnnplan.states.actions import ActionRows
+    from up_gnnplan.states.successors import Applicable, applicable_actions
+
+    task = task_of(name)
+    state = task.initial_state()
+    for _ in range(3):
+        native = applicable_actions(state)
+        assert isinstance(native, Applicable) and not hasattr(state, "_applicable_actions")
+        wrapped = state.generate_applicable_actions()
+        assert [a.get_index() for a in native] == [a.get_index() for a in wrapped]
+        assert native.indices.tolist() == [a.get_index() for a in wrapped]
+        for got, want in zip(ActionRows(task)(native[1:]), ActionRows(task)(wrapped[1:])):
+            assert np.array_equal(got, want)
+        assert [native[j].apply(state).get_index() for j in range(len(native))] == [
+            a.apply(state).get_index() for a in wrapped]
+        assert applicable_actions(state) is wrapped  # the list the state cached, where it has one
+        state = wrapped[-1].apply(state)

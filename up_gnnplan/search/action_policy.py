@@ -39,7 +39,7 @@ from up_gnnplan.search.course import Course, limit_note, step_limit
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
-from up_gnnplan.states.successors import CHUNK_ACTIONS, is_goal
+from up_gnnplan.states.successors import CHUNK_ACTIONS, applicable_actions, is_goal
 
 
 # Actions scored per scorer call: a Childsnack state of 189 objects has 130,575 applicable actions;
@@ -94,7 +94,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
             limits.check(f"before action-policy step {step + 1}")
             known = ranked.get(state)
             if known is None:
-                actions = generate(state.generate_applicable_actions, f"step {step + 1}")
+                actions = generate(lambda: applicable_actions(state), f"step {step + 1}")
                 limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
                 preferences = (_score(scorer, inputs, rows, state, actions, limits, f"step {step + 1}")
                                if actions else np.empty(0))
@@ -285,7 +285,7 @@ def _policy_best_first(task, scorer, alternate_ff: bool, time_limit, limits, inp
                 continue
             expanded += 1
             progress.expanded(h)
-            actions = generate(state.generate_applicable_actions, f"expansion {expanded}")
+            actions = generate(lambda: applicable_actions(state), f"expansion {expanded}")
             if not actions:
                 continue
             where = f"expansion {expanded}"

@@ -101,7 +101,9 @@ class ActionRows:
         """Return (schema int32[n], args int32[n, width]) of ``ground_actions``."""
         if not ground_actions:
             return np.zeros(0, np.int32), np.zeros((0, self.width), np.int32)
-        indices = np.fromiter((a.get_index() for a in ground_actions), dtype=np.int64, count=len(ground_actions))
+        natives = getattr(ground_actions, "natives", None)  # states.successors.Applicable: no wrappers to read
+        indices = (ground_actions.indices if natives is not None else
+                   np.fromiter((a.get_index() for a in ground_actions), dtype=np.int64, count=len(ground_actions)))
         if indices.max() >= len(self._known):
             self._grow(int(indices.max()) + 1)
         new = np.flatnonzero(~self._known[indices])
@@ -112,7 +114,7 @@ class ActionRows:
             object_id, schemas, width = self.task.mimir_object_ids, self.signature.schemas, self.width
             schema_ids, rows = [], []
             for position in new.tolist():
-                action = ground_actions[position]._advanced_ground_action
+                action = natives[position] if natives is not None else ground_actions[position]._advanced_ground_action
                 schema = self._schema_of(action.get_action())
                 arity = schemas[schema][1]
                 row = [object_id[o.get_index()] for o in action.get_objects()[:arity]]
