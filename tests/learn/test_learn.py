@@ -75,7 +75,7 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert learnt["data"]["held_out"] == [held] and held in learnt["data"]["labelled"]
     record = meta["training_record"]
     assert held not in record["problems"] and record["validation_problems"] == [held]
-    assert learnt["judge"]["ties"] == "error" and 0.0 <= learnt["judge"]["held_out_error"] <= 1.0
+    assert learnt["judge"]["ties"] == "error-unless-all" and 0.0 <= learnt["judge"]["held_out_error"] <= 1.0
     assert "held out of training" in result.output and "on the held-out problems" in result.output
     assert set(learnt["phases"]) == {"checking", "labelling", "training", "export"}  # no value policy to choose
     assert "first_policy" not in meta["training_record"]
@@ -291,6 +291,10 @@ def test_ties_of_the_judge_are_broken_by_steps_or_by_the_error():
     assert min([fewer_steps, lower_error], key=lambda s: score_key(s, "error")) == lower_error
     assert min([fewer_steps, lower_error, more_solved], key=lambda s: score_key(s, "error")) == more_solved
     assert score_key((0.2,), "error") == (0.2,)  # without judge problems: the error alone
+    # gnnplan learn's: by the error, unless all judge problems are solved (here 1 of 1): then by the steps
+    assert min([fewer_steps, lower_error], key=lambda s: score_key(s, "error-unless-all", 1)) == fewer_steps
+    assert min([fewer_steps, lower_error], key=lambda s: score_key(s, "error-unless-all", 2)) == lower_error
+    assert min([fewer_steps, lower_error, more_solved], key=lambda s: score_key(s, "error-unless-all", 2)) == more_solved
 
 
 @pytest.mark.slow  # opt-in (--runslow): keeps the default run under 10 minutes
@@ -347,7 +351,7 @@ def test_the_recipe_follows_the_device():
     older = {"head": "logits+value", "epoch_states": 1000, "policy_steps": 100, "seconds": 60.0}
     assert (Recipe(**older).batch_size, Recipe(**older).lr) == (32, 1e-3)  # an earlier version's run folder continues
     assert (Recipe(**older).held_out, Recipe(**older).judge_ties) == ([], "steps")  # as it began: nothing held out
-    assert choose(600, labelled, [20], held_out_names=["p3"]).judge_ties == "error"
+    assert choose(600, labelled, [20], held_out_names=["p3"]).judge_ties == "error-unless-all"
     # Unlabelled successors' actions count as non-optimal, as in an earlier version's run; the recipe records it.
     assert (cpu.unknown_successors, Recipe(**older).unknown_successors) == ("non-optimal", "non-optimal")
     assert config_of(cpu, seed=0).unknown_successors == "non-optimal"

@@ -123,10 +123,10 @@ def _option_defaults(option: str, note: str = "", own_note: str = "") -> str:
               help="Domain file of the --validation-problem files.")
 @click.option("--policy-steps", type=click.IntRange(min=1), default=150, show_default=True,
               help="Step limit of the greedy policy on each --validation-problem.")
-@click.option("--judge-ties", type=click.Choice(["steps", "error"]), default="steps", show_default=True,
+@click.option("--judge-ties", type=click.Choice(["steps", "error", "error-unless-all"]), default="steps", show_default=True,
               help="Among epochs whose greedy policy solves as many --validation-problem files: the fewest steps win, "
-                   "or the lowest validation error (with --validation-dataset, the error on those held-out problems: "
-                   "what gnnplan learn uses).")
+                   "or the lowest validation error (with --validation-dataset, the error on those held-out problems), or "
+                   "the lowest error unless they solve all of them, then the fewest steps (what gnnplan learn uses).")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="Training state (safetensors: weights, Adam's moments, random generators, clock), written after "
                    "every epoch. If the file exists, training continues from it: run the same command again after a "

@@ -448,6 +448,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     error = error_name(recipe.head)
     checked_on = (f"the {error} on {len(recipe.held_out)} labelled problem(s) held out "
                   f"({', '.join(recipe.held_out)})" if recipe.held_out else "the training error")
+    if recipe.judge_ties == "error-unless-all":
+        checked_on = f"the fewest steps where they solve all, else {checked_on}"
     say(f"training {config.architecture} ({config.head}) on {len(data):,} states of {trained} problem(s) for "
         f"up to {_duration(max(0.0, seconds - refining))} on {device}; epochs of {config.epoch_states} states "
         f"(batches of {config.batch_size}), judged by the greedy policy on "
@@ -495,7 +497,7 @@ def _train_on(model, encoding, record, data, config, validation, tasks, state_pa
                                         started=time.perf_counter(), judge_graph=_judge_graph(state_path.parent))
     record["refinement"] = {"kept": "all labels", "all_labels": chosen,
                             "why": f"not refined: the model of all labels solved {chosen['solved']} of {len(tasks)} "
-                                   f"judge problems at epoch {chosen['epochs']}"}
+                                   f"judge problems with epoch {chosen['epoch']} of {chosen['epochs']}"}
     return model, encoding, record
 
 

@@ -233,7 +233,8 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
             schedule.step(val_mae)
         row = [epoch, round(time.perf_counter() - run.start, 1), round(train_loss, 4), round(val_mae, 4)]
         row += [int(-score[0]), int(score[1])] if validation_tasks else []
-        if score_key(score, config.judge_ties) < score_key(run.best.score, config.judge_ties):
+        judges = len(validation_tasks or ())
+        if score_key(score, config.judge_ties, judges) < score_key(run.best.score, config.judge_ties, judges):
             run.best = Chosen(score, epoch, copy.deepcopy(model.state_dict()))
         progress.curve.append(row)  # [epoch, seconds, mean training loss, validation error(, solved, steps)]
         progress.epoch, progress.seconds = epoch, time.perf_counter() - run.start
