@@ -117,7 +117,7 @@ class ActionRows:
                 action = natives[position] if natives is not None else ground_actions[position]._advanced_ground_action
                 schema = self._schema_of(action.get_action())
                 arity = schemas[schema][1]
-                objects = action.get_objects()  # read by position: iterating pymimir's ObjectList costs 2x, slicing it 3x
+                objects = action.get_objects()  # by position: iterating pymimir's ObjectList costs 2x, slicing it 3x
                 row = [object_id[objects[i].get_index()] for i in range(arity)]
                 schema_ids.append(schema)
                 rows.append(row + [-1] * (width - len(row)) if len(row) < width else row)

@@ -2,13 +2,14 @@
 validation problems, the greedy policy's runs on them (the judge).
 
 A lower score is better: ``(validation error,)``, or ``(-problems solved, steps, validation error)``
-with validation problems, so that an epoch that solves more of them wins, then one with fewer
-steps in total, then one with a lower validation error. With ``judge_ties="error"`` the epochs that solve as many are compared by the validation error before the steps
-(:func:`score_key`): on Rovers and Transport the greedy policy solved 1 of 4 judge problems in
-every epoch, the steps of that one run chose an overfit epoch (13 of 16, a training loss of
-0.001), and the action error on held-out labelled problems chose one whose model solved twice
-as many test problems (``benchmarks/results/learn_eval``). With ``judge_ties="error-unless-all"`` (``gnnplan
-learn``'s since) the steps still decide among epochs that solve every judge problem (:func:`score_key`).
+with validation problems, so that an epoch that solves more of them wins, then one with fewer steps
+in total, then one with a lower validation error. With ``judge_ties="error"`` the epochs that solve
+as many are compared by the validation error before the steps (:func:`score_key`): on Rovers and
+Transport the greedy policy solved 1 of 4 judge problems in every epoch, the steps of that one run
+chose an overfit epoch (13 of 16, a training loss of 0.001), and the action error on held-out
+labelled problems chose one whose model solved twice as many test problems
+(``benchmarks/results/learn_eval``). With ``judge_ties="error-unless-all"`` (``gnnplan learn``'s
+since) the steps still decide among epochs that solve every judge problem (:func:`score_key`).
 """
 
 from __future__ import annotations
@@ -79,17 +80,14 @@ def _monitored_error(run: TrainingRun, monitor, until: float) -> tuple[float, in
     return total / counted, done
 
 
-TIES = ("steps", "error", "error-unless-all")  # TrainConfig.judge_ties
-
-
 def score_key(score: tuple, ties: str = "steps", judges: int = 0) -> tuple:
     """Return what epochs' scores (:func:`epoch_score`'s) are compared by: the score itself, or with ``ties``
     "error" the solved count, then the validation error, then the steps; with "error-unless-all" (``gnnplan
     learn``'s) the same, except among epochs that solve all ``judges`` judge problems, which the steps compare
     before the error. Hiking (learning-practice, 30 minutes): epochs 5-11 solved all four in 410-583 steps,
     epoch 12 in 813 with an action error of 0.027 on the held-out problems against 0.030-0.068, and the error
-    chose epoch 12, whose model solved 2 of 10 test problems; on other labels, one training chosen both ways: 1 of 10 by
-    the steps, none by the error (``benchmarks/results/learn_eval/judge-ties/``)."""
+    chose epoch 12, whose model solved 2 of 10 test problems; on other labels, one training chosen both ways: 1 of
+    10 by the steps, none by the error (``benchmarks/results/learn_eval/judge-ties/``)."""
     if len(score) == 3 and (ties == "error" or (ties == "error-unless-all" and -score[0] < judges)):
         return score[0], score[2], score[1]
     return tuple(score)
