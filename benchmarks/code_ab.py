@@ -16,7 +16,11 @@ read from the engine's messages.
     python -m benchmarks.code_ab table -o DIR
 
 The tasks are those of ``python -m benchmarks.tiers generate`` (and ``benchmarks.on_course generate``
-for the between tier) under ``/tmp/gnnplan-tiers``.
+for the between tier) under ``/tmp/gnnplan-tiers``; ``--set NAME=DOMAIN:FOLDER[:MODEL]`` (repeatable) runs the
+problems of FOLDER instead, with the model given (a ``gnnplan learn`` model of a domain no shipped model covers):
+
+    OMP_NUM_THREADS=1 python -m benchmarks.code_ab run --set elevators=$P/domain.pddl:$P/test:learn.onnx \
+        --arm before=/tmp/before --arm after=. --lama --jobs 1 -o DIR
 """
 
 from __future__ import annotations
@@ -51,20 +55,39 @@ def run_arms(args) -> None:
     write_json(args.output / "arms.json", {name: str(path) if path else "on the files" for name, path in arms.items()})
 
     def one(task, arm: str) -> None:
-        tier, domain, problem = task
+        group, domain_file, problem, model = task
         checkout, env = arms[arm], dict(os.environ)
         if checkout is not None:
             env["PYTHONPATH"] = os.pathsep.join([str(checkout), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         engine = ["--engine", "gnnplan"] if checkout is not None else ["--engine", "fast-downward"]
+        if model is not None and checkout is not None:
+            engine += ["--model", model]
         # Run in the checkout: ``python -m`` puts the current folder before PYTHONPATH.
-        run([sys.executable, "-m", "up_gnnplan.cli", "compare", *engine, problem.parent / "domain.pddl", problem,
+        run([sys.executable, "-m", "up_gnnplan.cli", "compare", *engine, domain_file, problem,
              "--timeout", args.timeout, "--memory-mb", args.memory_mb, "--no-plots", "--resume",
-             "-o", args.output.resolve() / arm / f"{tier}-{domain}"], log, check=False, env=env,
+             "-o", args.output.resolve() / arm / group], log, check=False, env=env,
             cwd=checkout or args.output.resolve())
 
     with ThreadPoolExecutor(args.jobs or len(arms)) as pool:
-        for task in _tasks(args):
+        for task in _sets(args):
             list(pool.map(lambda arm: one(task, arm), arms))
+
+
+def _sets(args) -> list[tuple[str, Path, Path, Path | None]]:
+    """The tasks as (group, domain file, problem file, model or None): ``--set``'s, else the tiers'."""
+    if not args.set:
+        return [(f"{tier}-{domain}", problem.parent / "domain.pddl", problem, None)
+                for tier, domain, problem in _tasks(args)]
+    tasks = []
+    for spec in args.set:
+        name, _, rest = spec.partition("=")
+        domain_file, folder, *model = rest.split(":")
+        problems = sorted(Path(folder).glob("*.pddl"))
+        if not name or not Path(domain_file).is_file() or not problems or len(model) > 1:
+            raise SystemExit(f"--set {spec}: give NAME=DOMAIN:FOLDER[:MODEL], a domain file and a folder of problems")
+        tasks += [(f"set-{name}", Path(domain_file).resolve(), problem.resolve(),
+                   Path(model[0]).resolve() if model else None) for problem in problems if problem.name != "domain.pddl"]
+    return tasks
 
 
 def _failure(record: dict) -> str:
@@ -121,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="repeatable: an arm's name and the checkout it runs (. for this working tree)")
     parser.add_argument("--lama", action="store_true", help="LAMA-first on the files as an arm too")
     parser.add_argument("--jobs", type=int, default=0, help="tasks run at once (default: one per arm)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=DOMAIN:FOLDER[:MODEL]",
+                        help="repeatable: the problems of FOLDER (with MODEL) instead of the tiers'")
     add_task_options(parser)
     args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)

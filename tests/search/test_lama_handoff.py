@@ -410,6 +410,77 @@ def test_a_search_is_stopped_where_the_search_beside_it_found_a_plan_first(tmp_p
         translation.stop()
 
 
+
+class _JoinNow:
+    """A search from the initial state that joins at once and has found a plan."""
+
+    def due(self):
+        return True
+
+    def start(self):
+        return _Planned()
+
+
+@needs_fd
+def test_a_search_is_stopped_where_the_search_that_joined_it_found_a_plan_first():
+    """The search from the initial state that joins the hand-off's search from the walk's state (``join``) is
+    polled once started: once it has a plan, the search from the walk's state is killed and gives up."""
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search import lama
+
+    task = Task.from_files(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+    limits = Limits(60)
+    translation = lama.Translation(task, limits)
+    try:
+        assert translation.translated(limits) is None
+        result = lama._search_sas(task, limits, translation.folder.name, "output.sas", "LAMA-first", None,
+                                  join=_JoinNow())
+        assert not result.solved and result.message == "stopped: LAMA-first found a plan first"
+    finally:
+        translation.stop()
+
+
+def _walked(task, steps: int):
+    """The state after the first ``steps`` applicable actions, each the first applicable one."""
+    state = task.initial_state()
+    for _ in range(steps):
+        state = state.generate_applicable_actions()[0].apply(state)
+    return state
+
+
+@needs_fd
+@pytest.mark.parametrize("free", [True, False])
+def test_the_hand_offs_search_from_the_initial_state_joins_the_one_from_the_walks_state_where_a_core_is_free(
+        monkeypatch, free):
+    """Where a core is free, LAMA-first's search from the initial state starts beside the one from the walk's state
+    (here at once: JOIN_SHARE 0), both with all the time left, and the first plan, valid from where it starts, is the
+    result; where none is free, the search from the walk's state runs alone in its share, and its plan is the
+    result."""
+    from up_gnnplan.problems import Task
+    from up_gnnplan.search import lama
+    from up_gnnplan.states.successors import is_goal
+
+    task = Task.from_files(example("blocksworld"), example("blocksworld", "test-20.pddl"))
+    start = _walked(task, 3)
+    joined, shares = [], []
+    monkeypatch.setattr("up_gnnplan.search.ff.free_core", lambda: free)
+    monkeypatch.setattr(lama, "JOIN_SHARE", 0.0)
+    search_beside, share = lama.Translation.search_beside, Limits.share
+    monkeypatch.setattr(lama.Translation, "search_beside",
+                        lambda self, *args: joined.append(args[1:]) or search_beside(self, *args))
+    monkeypatch.setattr(Limits, "share", lambda self, fraction: shares.append(fraction) or share(self, fraction))
+    result, from_walk = lama.lama_first_from(task, Limits(60), start, 0.5)
+    assert result.solved, result.message
+    assert joined == ([(lama.RIVAL_MEMORY_SHARE, lama.BESIDE_THE_WALKS)] if free else [])
+    assert shares[:1] == [1.0 if free else 0.5]
+    if not from_walk:
+        assert free and "searched beside the search from the walk's state from the initial state" in result.message
+    state = start if from_walk else task.initial_state()
+    for action in result.actions:
+        state = action.apply(state)
+    assert is_goal(task, state)
+
+
 def test_the_task_without_its_done_objects(tmp_path):
     """A delivered package is done: left out of the objects, the initial state and the goal; the location it was
     delivered to, which the goal names too, stays, since a road ties it to locations that are not done; a package

@@ -28,7 +28,8 @@ HANDOFF = "model+lama"
 HANDOFF_OPTIONS = ("handoff_share", "handoff_stall", "on_course", "handoff_from_walk", "handoff_reduced", "keep_goals")
 HANDOFF_SHARE = 0.5  # the learned part's share where neither the user nor the model (gnnplan learn) gives one
 # With handoff_from_walk: LAMA-first from the furthest state of the policy's walk may take this share of the time
-# left; where it finds no plan there, LAMA-first from the initial state gets the rest.
+# left; where it finds no plan there, LAMA-first from the initial state gets the rest (where a core is free, the two
+# run at once, each with all the time left).
 FROM_WALK_SHARE = 0.5
 # With handoff_reduced: where at least this share of the task's objects is done in the walk's furthest state (every
 # goal literal naming them holds: search.lama.reduced_problem_text), LAMA-first first plans from that state on the task
@@ -460,7 +461,8 @@ def _hand_off(job: Job, task, walk=None, translation=None, reduced=None):
     With the policy's ``walk`` (engine param ``handoff_from_walk``), LAMA-first first plans from the walk's
     furthest state (:func:`furthest_state`: fewest goal literals left, fewer than the initial state's) in
     :data:`FROM_WALK_SHARE` of the time left, and the plan is the walk's prefix up to it and LAMA-first's
-    plan from there; where it finds none there, LAMA-first plans from the initial state with the rest.
+    plan from there; where it finds none there, LAMA-first plans from the initial state with the rest (where a core
+    is free, both at once, each with all the time left: :func:`~up_gnnplan.search.lama.lama_first_from`).
     Medium Transport (44 packages): a learnt model's walk delivered 33 packages, then went round in circles;
     LAMA-first from the initial state needs about 40 s of the minute, from the walk's furthest state a few.
     ``translation``: LAMA-first's translation started while the walk went on, searched here. With engine param
