@@ -67,9 +67,11 @@ RIVAL_MEMORY_SHARE = 0.5
 # beside it ended), or the hand-off's search from the walk's state (started with it where a core is free).
 BESIDE_THE_WALK, BESIDE_THE_WALKS = "beside the walk", "beside the search from the walk's state"
 # Where a core is free, the hand-off's search from the initial state joins the one from the walk's state once this
-# share of the time left has passed (most plans from a walk's state come sooner: 0.4-4 s of the minute on medium
-# Transport and Spanner, Elevators), and both then search to the deadline, the first plan the result.
-JOIN_SHARE = 0.1
+# share of the time left has passed, and both then search to the deadline, the first plan the result. Half the plans
+# from a walk's state come within 0.9 s of the hand-off (251 in benchmarks/results/: a quarter within 0.4 s, three
+# quarters within 5.7 s), and they stay the walk's; the search from the initial state loses little: joining after a
+# tenth, it ran out of time on learning-practice Barman p03 (32 s of search), which LAMA-first alone solves in 36 s.
+JOIN_SHARE = 0.02
 # Kept free of Fast Downward's memory: its driver (a Python process outside the limit it sets on
 # its translator and search).
 DRIVER_MB = 64
