@@ -1,5 +1,5 @@
 #!/bin/bash
-# The hand-off's search from the initial state joining the one from the walk's state (65fe33d) against the code
+# The hand-off's search from the initial state joining the one from the walk's state (4a7bbab) against the code
 # before it (9e3bbff), one after the other on each task (--jobs 1: the other core free, as a solve alone finds it),
 # LAMA-first on the files beside them as a third arm; 60 s and 4 GB a task.
 set -e
