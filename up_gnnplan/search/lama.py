@@ -530,7 +530,6 @@ class BesideSearch(_Search):
         return result
 
 
-
 class _Join:
     """LAMA-first's search of a :class:`Translation` from the initial state (:class:`BesideSearch`), started beside
     the hand-off's search from the walk's state once :data:`JOIN_SHARE` of the time left under ``limits`` has
