@@ -471,7 +471,7 @@ def test_the_hand_offs_search_from_the_initial_state_joins_the_one_from_the_walk
     monkeypatch.setattr(Limits, "share", lambda self, fraction: shares.append(fraction) or share(self, fraction))
     result, from_walk = lama.lama_first_from(task, Limits(60), start, 0.5)
     assert result.solved, result.message
-    assert joined == ([(lama.RIVAL_MEMORY_SHARE, lama.BESIDE_THE_WALKS)] if free else [])
+    assert joined == ([(lama.RIVAL_MEMORY_SHARE, lama.BESIDE_THE_WALKS_STATE)] if free else [])
     assert shares[:1] == [1.0 if free else 0.5]
     if not from_walk:
         assert free and "searched beside the search from the walk's state from the initial state" in result.message

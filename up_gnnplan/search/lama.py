@@ -65,7 +65,7 @@ POLL_SECONDS = 0.02
 RIVAL_MEMORY_SHARE = 0.5
 # What a search from the initial state ran beside, in its result's words: the walk (started where the translator
 # beside it ended), or the hand-off's search from the walk's state (started with it where a core is free).
-BESIDE_THE_WALK, BESIDE_THE_WALKS = "beside the walk", "beside the search from the walk's state"
+BESIDE_THE_WALK, BESIDE_THE_WALKS_STATE = "beside the walk", "beside the search from the walk's state"
 # Where a core is free, the hand-off's search from the initial state joins the one from the walk's state once this
 # share of the time left has passed, and both then search to the deadline, the first plan the result. Half the plans
 # from a walk's state come within 0.9 s of the hand-off (251 in benchmarks/results/: a quarter within 0.4 s, three
@@ -546,7 +546,7 @@ class _Join:
     def start(self) -> BesideSearch | None:
         """Start the search; None where it could not start (a limit reached, too little memory left)."""
         try:
-            return self.translation.search_beside(self.limits, RIVAL_MEMORY_SHARE, BESIDE_THE_WALKS)
+            return self.translation.search_beside(self.limits, RIVAL_MEMORY_SHARE, BESIDE_THE_WALKS_STATE)
         except GnnplanError:
             return None
 
