@@ -85,8 +85,9 @@ def _sets(args) -> list[tuple[str, Path, Path, Path | None]]:
         problems = sorted(Path(folder).glob("*.pddl"))
         if not name or not Path(domain_file).is_file() or not problems or len(model) > 1:
             raise SystemExit(f"--set {spec}: give NAME=DOMAIN:FOLDER[:MODEL], a domain file and a folder of problems")
-        tasks += [(f"set-{name}", Path(domain_file).resolve(), problem.resolve(),
-                   Path(model[0]).resolve() if model else None) for problem in problems if problem.name != "domain.pddl"]
+        model_file = Path(model[0]).resolve() if model else None
+        tasks += [(f"set-{name}", Path(domain_file).resolve(), problem.resolve(), model_file)
+                  for problem in problems if problem.name != "domain.pddl"]
     return tasks
 
 

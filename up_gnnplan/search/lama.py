@@ -624,7 +624,8 @@ def lama_first_from(task, limits: Limits, start, share: float,
 
 
 def _search_sas(task, limits: Limits, folder: str, sas: str, name: str, start, alias: str = "lama-first",
-                rival: BesideSearch | None = None, memory_share: float = 1.0, join: _Join | None = None) -> SearchResult:
+                rival: BesideSearch | None = None, memory_share: float = 1.0,
+                join: _Join | None = None) -> SearchResult:
     """Run the search of Fast Downward's ``alias`` (LAMA-first's by default) on the translated task ``sas`` in
     ``folder`` within ``limits`` (``memory_share`` of the memory left); its plan is read from ``start`` (None: the
     initial state). It is stopped where ``rival``, a search beside it (or the one ``join`` starts), finds a plan first
