@@ -123,7 +123,8 @@ def _option_defaults(option: str, note: str = "", own_note: str = "") -> str:
               help="Domain file of the --validation-problem files.")
 @click.option("--policy-steps", type=click.IntRange(min=1), default=150, show_default=True,
               help="Step limit of the greedy policy on each --validation-problem.")
-@click.option("--judge-ties", type=click.Choice(["steps", "error", "error-unless-all"]), default="steps", show_default=True,
+@click.option("--judge-ties", type=click.Choice(["steps", "error", "error-unless-all"]), default="steps",
+              show_default=True,
               help="Among epochs whose greedy policy solves as many --validation-problem files: the fewest steps win, "
                    "or the lowest validation error (with --validation-dataset, the error on those held-out problems), or "
                    "the lowest error unless they solve all of them, then the fewest steps (what gnnplan learn uses).")

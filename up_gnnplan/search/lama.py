@@ -470,7 +470,7 @@ class Translation:
         """Start LAMA-first's search of the translated task (:meth:`done`) from the initial state, in a process
         group of its own, within the time left under ``limits`` and ``memory_share`` of the memory left; ``where``:
         what it runs beside, in words (default: the walk)."""
-        self.beside = BesideSearch(self, limits, memory_share, where or BESIDE_THE_WALK)
+        self.beside = BesideSearch(self, limits, memory_share, where)
         return self.beside
 
     def short_of_memory(self) -> bool:
