@@ -19,7 +19,8 @@ and tested on the ten largest ``-valid`` ones (Delivery also on :data:`DELIVERY_
 tuning here) are learnt from their ``train/`` problems and tested on their ``test/`` problems (2-4x
 larger), the learnt model beside LAMA-first; so are :data:`ADL`'s Briefcase (conditional effects), written here, and
 Switchboard and Reach (:data:`GENERATED_ADL`: disjunctive and universal preconditions, derived predicates), and
-:data:`PDDLGYM`'s Depots and Newspapers (pddlgym's files; Newspapers also on larger ones written here). On
+:data:`PDDLGYM`'s Depots and Newspapers (pddlgym's files; Newspapers also on larger ones written here), and
+:data:`WRITTEN`'s DriverLog and Zenotravel (``benchmarks/written_domains.py``). On
 every domain the WL-GOOSE peer
 (``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
 ``labels/*.npz``, joined) and compared on the same tasks (``SET-goose``).
@@ -110,7 +111,10 @@ PDDLGYM = ("depot", "newspapers", "searchandrescue_level2", "rearrangement", "mi
 PDDLGYM_TESTS = 10
 PDDLGYM_WHEEL = "pddlgym==0.0.5"
 NEWSPAPERS_SCALED = (100, 150, 200, 300, 400)
-DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL + PDDLGYM
+# benchmarks.written_domains: DriverLog and Zenotravel (IPC 2002, STRIPS), written here on 2026-12-01 and first
+# seen by `learn` then: 20 training problems of 9-32 objects, 10 test ones of 54-147.
+WRITTEN = ("driverlog", "zenotravel")
+DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL + PDDLGYM + WRITTEN
 GOOSE_ENGINE = "benchmarks.goose.engine"
 
 
@@ -133,6 +137,8 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
         return _briefcase_layout()
     if domain in PDDLGYM:
         return _pddlgym_layout(domain)
+    if domain in WRITTEN:
+        return _written_layout(domain)
     folder = SHARED / "ipc2023-learning" / domain
     scaled_domain, scaled = scaled_tests(f"{domain}-scaled")
     return folder / "domain.pddl", folder / "training" / "easy", {
@@ -253,6 +259,15 @@ def _briefcase_layout(work: Path = Path("/tmp/gnnplan-learn-briefcase")) -> tupl
     write(work / "train", BRIEFCASE_TRAIN, 1)
     tests = write(work / "test", BRIEFCASE_TEST, 100)
     return work / "train" / "domain.pddl", work / "train", {"test": [work / "test" / "domain.pddl", *tests]}
+
+
+def _written_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-written")) -> tuple[Path, Path, dict[str, list]]:
+    """:func:`_layout` of a :data:`WRITTEN` domain: its ``train`` and ``test`` splits written (again) under ``work``."""
+    from .written_domains import write
+
+    train, test = work / f"{domain}-train", work / f"{domain}-test"
+    write(domain, "train", train)
+    return train / "domain.pddl", train, {"test": [test / "domain.pddl", *write(domain, "test", test)]}
 
 
 def _generated_adl_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-adl")) -> tuple[Path, Path, dict[str, list]]:

@@ -1,0 +1,160 @@
+"""Two classic IPC 2002 domains written here, which no model, test or session of this project had seen: problems
+for `gnnplan learn` as a user with a domain of their own would bring them (``benchmarks.learn_eval``).
+
+- **DriverLog** (STRIPS): drivers walk a path network between road locations, board trucks, drive them along
+  roads, which carry packages; goals place packages, some drivers and some trucks.
+- **Zenotravel** (STRIPS): aircraft fly (one fuel level) or zoom (two) between cities, refuel a level at a time
+  and carry people; goals place people and some aircraft.
+
+Each problem is drawn from ``random.Random(seed)``: a connected road network (a random spanning tree and some
+more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel). Training sizes
+go up to about 30 objects, as the IPC 2023 Learning Track's do; the test problems have 54-147 (2-5 times).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+DRIVERLOG_DOMAIN = """\
+(define (domain driverlog)
+  (:requirements :strips :typing)
+  (:types location locatable - object
+          driver truck obj - locatable)
+  (:predicates (at ?x - locatable ?l - location) (in ?o - obj ?t - truck) (driving ?d - driver ?t - truck)
+               (link ?x ?y - location) (path ?x ?y - location) (empty ?t - truck))
+  (:action load-truck
+    :parameters (?o - obj ?t - truck ?l - location)
+    :precondition (and (at ?t ?l) (at ?o ?l))
+    :effect (and (not (at ?o ?l)) (in ?o ?t)))
+  (:action unload-truck
+    :parameters (?o - obj ?t - truck ?l - location)
+    :precondition (and (at ?t ?l) (in ?o ?t))
+    :effect (and (not (in ?o ?t)) (at ?o ?l)))
+  (:action board-truck
+    :parameters (?d - driver ?t - truck ?l - location)
+    :precondition (and (at ?t ?l) (at ?d ?l) (empty ?t))
+    :effect (and (not (at ?d ?l)) (driving ?d ?t) (not (empty ?t))))
+  (:action disembark-truck
+    :parameters (?d - driver ?t - truck ?l - location)
+    :precondition (and (at ?t ?l) (driving ?d ?t))
+    :effect (and (not (driving ?d ?t)) (at ?d ?l) (empty ?t)))
+  (:action drive-truck
+    :parameters (?t - truck ?from ?to - location ?d - driver)
+    :precondition (and (at ?t ?from) (driving ?d ?t) (link ?from ?to))
+    :effect (and (not (at ?t ?from)) (at ?t ?to)))
+  (:action walk
+    :parameters (?d - driver ?from ?to - location)
+    :precondition (and (at ?d ?from) (path ?from ?to))
+    :effect (and (not (at ?d ?from)) (at ?d ?to))))
+"""
+
+ZENOTRAVEL_DOMAIN = """\
+(define (domain zenotravel)
+  (:requirements :strips :typing)
+  (:types locatable city flevel - object
+          aircraft person - locatable)
+  (:predicates (at ?x - locatable ?c - city) (in ?p - person ?a - aircraft) (fuel-level ?a - aircraft ?l - flevel)
+               (next ?l1 ?l2 - flevel))
+  (:action board
+    :parameters (?p - person ?a - aircraft ?c - city)
+    :precondition (and (at ?p ?c) (at ?a ?c))
+    :effect (and (not (at ?p ?c)) (in ?p ?a)))
+  (:action debark
+    :parameters (?p - person ?a - aircraft ?c - city)
+    :precondition (and (in ?p ?a) (at ?a ?c))
+    :effect (and (not (in ?p ?a)) (at ?p ?c)))
+  (:action fly
+    :parameters (?a - aircraft ?c1 ?c2 - city ?l1 ?l2 - flevel)
+    :precondition (and (at ?a ?c1) (fuel-level ?a ?l1) (next ?l2 ?l1))
+    :effect (and (not (at ?a ?c1)) (at ?a ?c2) (not (fuel-level ?a ?l1)) (fuel-level ?a ?l2)))
+  (:action zoom
+    :parameters (?a - aircraft ?c1 ?c2 - city ?l1 ?l2 ?l3 - flevel)
+    :precondition (and (at ?a ?c1) (fuel-level ?a ?l1) (next ?l2 ?l1) (next ?l3 ?l2))
+    :effect (and (not (at ?a ?c1)) (at ?a ?c2) (not (fuel-level ?a ?l1)) (fuel-level ?a ?l3)))
+  (:action refuel
+    :parameters (?a - aircraft ?c - city ?l ?l1 - flevel)
+    :precondition (and (fuel-level ?a ?l) (next ?l ?l1) (at ?a ?c))
+    :effect (and (fuel-level ?a ?l1) (not (fuel-level ?a ?l)))))
+"""
+
+DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN}
+# (drivers, trucks, packages, road locations) and (aircraft, people, cities): 20 training problems of 9-32 objects,
+# 10 test problems of 54-147 objects (2-5 times the largest training problem's).
+SIZES = {
+    "driverlog": {
+        "train": [(1, 1, 2, 3), (1, 1, 3, 3), (1, 2, 2, 3), (2, 1, 3, 3), (2, 2, 3, 4), (1, 2, 4, 4), (2, 2, 4, 4),
+                  (2, 2, 5, 4), (2, 2, 5, 5), (2, 3, 5, 5), (3, 2, 6, 5), (2, 2, 6, 6), (3, 3, 6, 6), (2, 3, 7, 6),
+                  (3, 3, 7, 6), (3, 3, 8, 7), (3, 2, 8, 7), (3, 3, 9, 7), (4, 3, 9, 8), (3, 4, 10, 8)],
+        "test": [(5, 5, 20, 15), (6, 5, 24, 16), (6, 6, 28, 18), (7, 6, 32, 20), (7, 7, 36, 22), (8, 7, 40, 24),
+                 (8, 8, 45, 26), (9, 8, 50, 28), (10, 9, 55, 30), (10, 10, 60, 32)],
+    },
+    "zenotravel": {
+        "train": [(1, 2, 3), (1, 3, 3), (1, 3, 4), (2, 3, 3), (1, 4, 4), (2, 4, 4), (2, 5, 4), (2, 5, 5), (2, 6, 5),
+                  (3, 5, 5), (2, 7, 5), (3, 6, 6), (3, 7, 6), (2, 8, 6), (3, 8, 6), (3, 9, 7), (4, 8, 7), (3, 10, 7),
+                  (4, 10, 8), (4, 12, 8)],
+        "test": [(5, 30, 12), (6, 35, 14), (6, 40, 15), (7, 45, 16), (8, 50, 18), (8, 60, 20), (9, 70, 22),
+                 (10, 80, 24), (11, 90, 26), (12, 100, 28)],
+    },
+}
+FUEL_LEVELS = 7
+
+
+def _roads(rng: random.Random, count: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """A connected road network on ``count`` locations: (its spanning tree's links, the extra links), each once."""
+    tree = [(rng.randrange(i), i) for i in range(1, count)]
+    extra = set()
+    for _ in range(count // 2 if count > 2 else 0):
+        a, b = sorted(rng.sample(range(count), 2))
+        if (a, b) not in tree:  # the tree's links are (smaller, larger) too
+            extra.add((a, b))
+    return tree, sorted(extra)
+
+
+def driverlog_problem(name: str, drivers: int, trucks: int, packages: int, locations: int, seed: int) -> str:
+    rng = random.Random(seed)
+    tree, extra = _roads(rng, locations)
+    roads = [f"s{i}" for i in range(locations)]
+    paths = [f"p{a}-{b}" for a, b in tree]
+    init = [f"(link s{a} s{b})" for a, b in tree + extra] + [f"(link s{b} s{a})" for a, b in tree + extra]
+    for (a, b), p in zip(tree, paths):
+        init += [f"(path s{a} {p})", f"(path {p} s{a})", f"(path s{b} {p})", f"(path {p} s{b})"]
+    ds, ts, os_ = [f"driver{i}" for i in range(drivers)], [f"truck{i}" for i in range(trucks)], \
+        [f"package{i}" for i in range(packages)]
+    init += [f"(at {x} {rng.choice(roads)})" for x in ds + ts + os_] + [f"(empty {t})" for t in ts]
+    goal = [f"(at {o} {rng.choice(roads)})" for o in os_]
+    goal += [f"(at {x} {rng.choice(roads)})" for x in ds + ts if rng.random() < 0.5]
+    return (f"(define (problem {name}) (:domain driverlog)\n  (:objects {' '.join(roads + paths)} - location "
+            f"{' '.join(ds)} - driver {' '.join(ts)} - truck {' '.join(os_)} - obj)\n"
+            f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
+
+
+def zenotravel_problem(name: str, aircraft: int, people: int, cities: int, seed: int) -> str:
+    rng = random.Random(seed)
+    cs, ps, as_ = [f"city{i}" for i in range(cities)], [f"person{i}" for i in range(people)], \
+        [f"plane{i}" for i in range(aircraft)]
+    levels = [f"fl{i}" for i in range(FUEL_LEVELS)]
+    init = [f"(next {levels[i]} {levels[i + 1]})" for i in range(FUEL_LEVELS - 1)]
+    init += [f"(at {x} {rng.choice(cs)})" for x in ps + as_]
+    init += [f"(fuel-level {a} {rng.choice(levels)})" for a in as_]
+    goal = [f"(at {p} {rng.choice(cs)})" for p in ps] + [f"(at {a} {rng.choice(cs)})" for a in as_ if rng.random() < 0.5]
+    return (f"(define (problem {name}) (:domain zenotravel)\n  (:objects {' '.join(cs)} - city {' '.join(ps)} - person "
+            f"{' '.join(as_)} - aircraft {' '.join(levels)} - flevel)\n"
+            f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
+
+
+WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem}
+
+
+def write(domain: str, split: str, folder: Path) -> list[Path]:
+    """Write ``domain``'s ``split`` ("train": seeds 1, 2, ...; "test": 100, 101, ...) and its domain file into
+    ``folder``; return the problem files in size order."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "domain.pddl").write_text(DOMAINS[domain])
+    paths = []
+    for k, size in enumerate(SIZES[domain][split]):
+        seed = (1 if split == "train" else 100) + k
+        path = folder / f"p{k:02d}-{'-'.join(map(str, size))}.pddl"
+        path.write_text(WRITERS[domain](f"p{k:02d}", *size, seed=seed))
+        paths.append(path)
+    return paths
