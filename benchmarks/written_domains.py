@@ -16,6 +16,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from up_gnnplan.datasets.generators.pddl import problem_text
+
 DRIVERLOG_DOMAIN = """\
 (define (domain driverlog)
   (:requirements :strips :typing)
@@ -124,9 +126,9 @@ def driverlog_problem(name: str, drivers: int, trucks: int, packages: int, locat
     init += [f"(at {x} {rng.choice(roads)})" for x in ds + ts + os_] + [f"(empty {t})" for t in ts]
     goal = [f"(at {o} {rng.choice(roads)})" for o in os_]
     goal += [f"(at {x} {rng.choice(roads)})" for x in ds + ts if rng.random() < 0.5]
-    return (f"(define (problem {name}) (:domain driverlog)\n  (:objects {' '.join(roads + paths)} - location "
-            f"{' '.join(ds)} - driver {' '.join(ts)} - truck {' '.join(os_)} - obj)\n"
-            f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
+    objects = [f"{' '.join(roads + paths)} - location", f"{' '.join(ds)} - driver", f"{' '.join(ts)} - truck",
+               f"{' '.join(os_)} - obj"]
+    return problem_text(name, "driverlog", objects, init, goal, object_lines=True)
 
 
 def zenotravel_problem(name: str, aircraft: int, people: int, cities: int, seed: int) -> str:
@@ -138,9 +140,9 @@ def zenotravel_problem(name: str, aircraft: int, people: int, cities: int, seed:
     init += [f"(at {x} {rng.choice(cs)})" for x in ps + as_]
     init += [f"(fuel-level {a} {rng.choice(levels)})" for a in as_]
     goal = [f"(at {p} {rng.choice(cs)})" for p in ps] + [f"(at {a} {rng.choice(cs)})" for a in as_ if rng.random() < 0.5]
-    return (f"(define (problem {name}) (:domain zenotravel)\n  (:objects {' '.join(cs)} - city {' '.join(ps)} - person "
-            f"{' '.join(as_)} - aircraft {' '.join(levels)} - flevel)\n"
-            f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
+    objects = [f"{' '.join(cs)} - city", f"{' '.join(ps)} - person", f"{' '.join(as_)} - aircraft",
+               f"{' '.join(levels)} - flevel"]
+    return problem_text(name, "zenotravel", objects, init, goal, object_lines=True)
 
 
 WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem}
