@@ -77,7 +77,19 @@ def test_learn_gripper_end_to_end_and_solve_a_larger_problem(tmp_path):
     assert held not in record["problems"] and record["validation_problems"] == [held]
     assert learnt["judge"]["ties"] == "error-unless-all" and 0.0 <= learnt["judge"]["held_out_error"] <= 1.0
     assert "held out of training" in result.output and "on the held-out problems" in result.output
-    assert set(learnt["phases"]) == {"checking", "labelling", "training", "export"}  # no value policy to choose
+    # no value policy to choose; LAMA-first on the judge problem, its plan what the judge's walks are measured against
+    assert set(learnt["phases"]) == {"checking", "labelling", "judge-plans", "training", "export"}
+    plan = learnt["judge_plans"][problems[-1].stem]
+    assert plan["status"] in ("solved", "timeout"), plan  # 5% of the budget: 1.5 s
+    if plan["status"] == "solved":
+        assert plan["length"] >= 17  # 6 balls: three trips there, two back
+    against = learnt.get("judge_against_lama")
+    if plan["status"] == "solved" and learnt["judge"]["solved"] == 1:
+        assert against == {"walk_steps": learnt["judge"]["steps"], "plan_steps": plan["length"],
+                           "ratio": round(learnt["judge"]["steps"] / plan["length"], 2)}
+        assert "LAMA-first's plans for the same problems take" in result.output
+    else:
+        assert against is None
     assert "first_policy" not in meta["training_record"]
     assert meta["training_record"]["judge_runtime"] == "onnxruntime"  # the judge walked in the engine's runtime
     chosen = "action-policy"
@@ -489,6 +501,46 @@ def test_the_learned_parts_share_grows_with_the_judge_problems_its_policy_solved
         assert record["handoff_share_why"] == (f"its greedy policy solved none of its {judges} judge problems"
                                                if not solved else
                                                f"its greedy policy solved {solved} of its {judges} judge problems")
+
+
+@pytest.mark.parametrize("walks, lengths, expected", [
+    ((4, 472), [40, 50, 50, 53], 2.45),  # DriverLog's judge: every problem solved, in long walks
+    ((4, 314), [102, 242, 200, 184], 0.43),  # Blocksworld's
+    ((3, 472), [40, 50, 50, 53], None),  # a walk failed: its steps are the limit's, no ratio
+    ((4, 472), [40, 50, None, 53], None),  # LAMA-first found no plan for one in its time
+])
+def test_the_judges_walks_are_measured_against_lama_firsts_plans(walks, lengths, expected):
+    from types import SimpleNamespace
+
+    from up_gnnplan.learn.run import _compare_walks
+
+    judges = [SimpleNamespace(name=f"p{i}") for i in range(4)]
+    record = {"policy_validation": {"solved": walks[0], "steps": walks[1]}}
+    plans = {p.name: {"status": "solved" if n else "timeout", "length": n} for p, n in zip(judges, lengths)}
+    _compare_walks(record, plans, judges)
+    assert (record.get("judge_against_lama") or {}).get("ratio") == expected
+    if expected is not None:
+        assert record["judge_against_lama"]["plan_steps"] == sum(lengths)
+
+
+@pytest.mark.parametrize("ratio, share, factor", [
+    (2.45, 0.2, None),  # walks of 2.45x LAMA-first's plans: the step limit tied to FF's estimate, a fifth of the time
+    (1.77, 0.2, None),
+    (1.0, None, 0.0),  # as long as LAMA-first's plans: trusted, the engine's default share and no FF-relative limit
+    (None, None, 0.0),  # no LAMA-first plans to go by: trusted as before
+])
+def test_a_policy_whose_judge_walks_are_long_is_not_trusted(ratio, share, factor):
+    from up_gnnplan.learn.run import _choose_astray_factor, _choose_handoff_share
+
+    record = {"policy_validation": {"solved": 4, "steps": 100}}
+    if ratio is not None:
+        record["judge_against_lama"] = {"ratio": ratio}
+    _choose_handoff_share(record, list(range(4)))
+    _choose_astray_factor(record, list(range(4)))
+    assert record.get("handoff_share") == share and record.get("astray_factor") == factor
+    if share is not None:
+        assert record["handoff_share_why"] == (f"its greedy policy's walks on its 4 judge problems took {ratio:.2f}x "
+                                               "the steps of LAMA-first's plans")
 
 
 @pytest.mark.parametrize("record, judges, expected", [

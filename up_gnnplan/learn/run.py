@@ -1,7 +1,7 @@
 """``gnnplan learn``: one budget from PDDL files to an ONNX model, as named, timed stages.
 
-    checking  ─► labelling ─► training (judged) ─► export
-    (inputs)     (labels)     (recipe, loop)       (exporters)
+    checking  ─► labelling ─► judge-plans ─► training (judged) ─► export
+    (inputs)     (labels)     (LAMA-first)    (recipe, loop)       (exporters)
 
 The budget (``minutes``) counts from the command's start, over every session of the run, and
 covers all stages: labelling gets at most :data:`LABEL_SHARE` of it (what it leaves flows to
@@ -104,6 +104,7 @@ class _Run:
     recipe: dict | None = None
     phases: dict = field(default_factory=dict)  # stage -> seconds over all sessions
     sessions: int = 0
+    judge_plans: dict | None = None  # judge problem name -> LAMA-first's outcome on it (_judge_plan_stage)
 
 
 class _Clock:
@@ -195,6 +196,9 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
         with clock.stage("labelling"):
             _label_stage(domain, options, say, run, work, clock, train_problems)
     labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in LABELLED]
+    if run.judge_plans is None and judges and labelled:
+        with clock.stage("judge-plans"):
+            _judge_plan_stage(domain, say, run, work, clock, judges)
     if options.label_only:
         states = sum(run.labels[p.name]["states"] for p in labelled)
         say(f"labelled {len(labelled)} of {len(train_problems)} training problem(s), {states:,} states, in {work}; "
@@ -221,6 +225,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     if tasks and "policy_validation" in record and "value" in getattr(model, "outputs", ()):
         with clock.stage("choosing"):
             _choose_first_policy(model, encoding, config, record, tasks, clock, say, work)
+    _compare_walks(record, run.judge_plans, judges)
     _choose_handoff_share(record, judges)
     _choose_astray_factor(record, judges)
     with clock.stage("export"):
@@ -617,13 +622,65 @@ def _choose_first_policy(model, encoding, config, record, tasks, clock, say, wor
         f"{'value policy' if first == 'policy' else 'action policy'}")
 
 
+def _judge_plan_stage(domain, say, run, work, clock, judges) -> None:
+    """LAMA-first on each judge problem, within :data:`~up_gnnplan.learn.recipe.JUDGE_PLAN_SHARE` of the budget
+    (at most :data:`~up_gnnplan.learn.recipe.JUDGE_PLAN_SECONDS` a problem): its plans' lengths are what the
+    judge's walks are measured against (:func:`_compare_walks`). Kept in the run folder; a run continued after
+    this stage does not run them again."""
+    from up_gnnplan.learn.labels import fast_downward_plan
+    from up_gnnplan.learn.recipe import JUDGE_PLAN_SECONDS, JUDGE_PLAN_SHARE
+    from up_gnnplan.problems import load_task
+
+    deadline = time.perf_counter() + min(JUDGE_PLAN_SHARE * clock.budget, max(0.0, clock.left()))
+    plans = {}
+    say(f"LAMA-first on the {len(judges)} judge problem(s), the plans the judge's walks are measured against, in "
+        f"at most {_duration(max(0.0, deadline - time.perf_counter()))}")
+    for p in judges:
+        seconds = min(JUDGE_PLAN_SECONDS, deadline - time.perf_counter())
+        if seconds < 1.0:
+            plans[p.name] = {"status": "not-tried", "length": None, "seconds": 0.0}
+            continue
+        start = time.perf_counter()
+        status, plan = fast_downward_plan(load_task(domain, p.path), seconds, alias="lama-first")
+        plans[p.name] = {"status": status, "length": len(plan) if plan is not None else None,
+                         "seconds": round(time.perf_counter() - start, 1)}
+        say(f"  {p.name} ({p.objects} objects): " + (f"a plan of {len(plan)} steps in {plans[p.name]['seconds']:.1f} s"
+                                                    if plan is not None else f"no plan ({status}) in its {seconds:.1f} s"))
+    run.judge_plans = plans
+    clock.keep()
+
+
+def _compare_walks(record: dict, plans: dict | None, judges: list) -> None:
+    """Record in ``record["judge_against_lama"]`` the steps of the judge's walks (the chosen model's greedy action
+    policy) against those of LAMA-first's plans on the same judge problems, where both solved every one of them
+    (the judge counts only the steps of all walks together)."""
+    judged = record.get("policy_validation")
+    if not judges or not judged or judged["solved"] < len(judges) or not plans:
+        return
+    lengths = [(plans.get(p.name) or {}).get("length") for p in judges]
+    if any(not length for length in lengths):
+        return
+    record["judge_against_lama"] = {"walk_steps": int(judged["steps"]), "plan_steps": int(sum(lengths)),
+                                    "ratio": round(judged["steps"] / sum(lengths), 2)}
+
+
+def _long_walks(record: dict) -> float | None:
+    """The ratio of the judge's walks to LAMA-first's plans where it exceeds
+    :data:`~up_gnnplan.learn.recipe.LONG_WALKS` (a policy that wanders to its goals), else None."""
+    from up_gnnplan.learn.recipe import LONG_WALKS
+
+    ratio = (record.get("judge_against_lama") or {}).get("ratio")
+    return ratio if ratio is not None and ratio > LONG_WALKS else None
+
+
 def _choose_handoff_share(record: dict, judges: list) -> None:
     """Record in ``record["handoff_share"]`` mode auto's share of the time for the learned part where the
     judge found the policy weak: :data:`~up_gnnplan.learn.recipe.WEAK_POLICY_SHARE` where no greedy policy
     of the model (the action policy, or the value policy where it was tried) solved any judge problem, and
     from there up to the engine's default in proportion to the judge problems it solved (a quarter of them:
-    0.2). Where it solved them all nothing is recorded and the engine's default holds."""
-    from up_gnnplan.learn.recipe import WEAK_POLICY_SHARE
+    0.2). Where it solved them all in walks much longer than LAMA-first's plans (:func:`_long_walks`):
+    :data:`~up_gnnplan.learn.recipe.LONG_WALK_SHARE`. Otherwise nothing is recorded and the engine's default holds."""
+    from up_gnnplan.learn.recipe import LONG_WALK_SHARE, WEAK_POLICY_SHARE
     from up_gnnplan.search.modes import HANDOFF_SHARE
 
     judged = record.get("policy_validation")
@@ -632,6 +689,11 @@ def _choose_handoff_share(record: dict, judges: list) -> None:
     value = (record.get("first_policy_judge") or {}).get("value_policy", {}).get("solved", 0)
     solved = max(judged["solved"], value)
     if solved >= len(judges):
+        ratio = _long_walks(record)
+        if ratio is not None:
+            record["handoff_share"] = LONG_WALK_SHARE
+            record["handoff_share_why"] = (f"its greedy policy's walks on its {len(judges)} judge problems took "
+                                           f"{ratio:.2f}x the steps of LAMA-first's plans")
         return
     record["handoff_share"] = round(WEAK_POLICY_SHARE + (HANDOFF_SHARE - WEAK_POLICY_SHARE) * solved / len(judges), 3)
     record["handoff_share_why"] = (f"its greedy policy solved none of its {len(judges)} judge problems" if not solved
@@ -643,11 +705,12 @@ def _choose_astray_factor(record: dict, judges: list) -> None:
     (:data:`~up_gnnplan.learn.recipe.TRUSTED_ASTRAY_FACTOR`) where its greedy action policy solved every one of
     at least :data:`~up_gnnplan.learn.recipe.MIN_TRUSTED_JUDGES` judge problems: the limit is there to cut a
     policy that wanders, and FF's estimate can be far below what even a good plan takes (Goldminer: 25-31
-    for test problems whose plans, LAMA-first's too, take 144-384 steps). Otherwise nothing is recorded."""
+    for test problems whose plans, LAMA-first's too, take 144-384 steps), unless its walks there were much longer
+    than LAMA-first's plans (:func:`_long_walks`). Otherwise nothing is recorded."""
     from up_gnnplan.learn.recipe import MIN_TRUSTED_JUDGES, TRUSTED_ASTRAY_FACTOR
 
     judged = record.get("policy_validation")
-    if len(judges) < MIN_TRUSTED_JUDGES or not judged or judged["solved"] < len(judges):
+    if len(judges) < MIN_TRUSTED_JUDGES or not judged or judged["solved"] < len(judges) or _long_walks(record):
         return
     record["astray_factor"] = TRUSTED_ASTRAY_FACTOR
     record["astray_factor_why"] = f"its greedy policy solved all {len(judges)} judge problems"
@@ -753,6 +816,8 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
         "handoff_share": record.get("handoff_share"),
         "handoff_share_why": record.get("handoff_share_why"),
         "astray_factor": record.get("astray_factor"),
+        **({"judge_against_lama": record["judge_against_lama"]} if record.get("judge_against_lama") else {}),
+        "judge_plans": run.judge_plans,
         "device": record.get("device"),
         **({"non_finite_note": record["non_finite_note"]} if record.get("non_finite_note") else {}),
         "phases": {k: round(v, 1) for k, v in run.phases.items()},
@@ -779,6 +844,10 @@ def _report(say, output, summary, config) -> None:
             say(f"  training stopped after epoch {judge['settled']}, before its time: the judge had settled (the last "
                 f"{config.settle_epochs} epochs solved every judge problem, with no {error_name(config.head)} on the "
                 "held-out problems and the same steps)")
+        against = summary.get("judge_against_lama")
+        if against:
+            say(f"  judge: LAMA-first's plans for the same problems take {against['plan_steps']} steps: the walks "
+                f"{against['ratio']:.2f}x theirs")
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")
