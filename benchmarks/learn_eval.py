@@ -20,7 +20,7 @@ tuning here) are learnt from their ``train/`` problems and tested on their ``tes
 larger), the learnt model beside LAMA-first; so are :data:`ADL`'s Briefcase (conditional effects), written here, and
 Switchboard and Reach (:data:`GENERATED_ADL`: disjunctive and universal preconditions, derived predicates), and
 :data:`PDDLGYM`'s Depots and Newspapers (pddlgym's files; Newspapers also on larger ones written here), and
-:data:`WRITTEN`'s DriverLog and Zenotravel (``benchmarks/written_domains.py``). On
+:data:`WRITTEN`'s DriverLog, Zenotravel and Nomystery (``benchmarks/written_domains.py``). On
 every domain the WL-GOOSE peer
 (``benchmarks/goose``, extra ``peer``) is trained on the same labels as ``learn`` (the run folder's
 ``labels/*.npz``, joined) and compared on the same tasks (``SET-goose``).
@@ -112,8 +112,9 @@ PDDLGYM_TESTS = 10
 PDDLGYM_WHEEL = "pddlgym==0.0.5"
 NEWSPAPERS_SCALED = (100, 150, 200, 300, 400)
 # benchmarks.written_domains: DriverLog and Zenotravel (IPC 2002, STRIPS), written here on 2026-12-01 and first
-# seen by `learn` then: 20 training problems of 9-32 objects, 10 test ones of 54-147.
-WRITTEN = ("driverlog", "zenotravel")
+# seen by `learn` then: 20 training problems of 9-32 objects, 10 test ones of 54-147; Nomystery (IPC 2011, dead ends
+# where fuel is wasted), 2026-12-01: 11-35 and 63-156.
+WRITTEN = ("driverlog", "zenotravel", "nomystery")
 DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL + PDDLGYM + WRITTEN
 GOOSE_ENGINE = "benchmarks.goose.engine"
 

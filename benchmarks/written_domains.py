@@ -1,14 +1,19 @@
-"""Two classic IPC 2002 domains written here, which no model, test or session of this project had seen: problems
-for `gnnplan learn` as a user with a domain of their own would bring them (``benchmarks.learn_eval``).
+"""Classic IPC domains written here, which no model, test or session of this project had seen: problems for
+`gnnplan learn` as a user with a domain of their own would bring them (``benchmarks.learn_eval``).
 
 - **DriverLog** (STRIPS): drivers walk a path network between road locations, board trucks, drive them along
   roads, which carry packages; goals place packages, some drivers and some trucks.
 - **Zenotravel** (STRIPS): aircraft fly (one fuel level) or zoom (two) between cities, refuel a level at a time
   and carry people; goals place people and some aircraft.
+- **Nomystery** (IPC 2011, STRIPS): a truck carries packages over a weighted road network on a fuel tank that
+  cannot be refilled; fuel levels are objects, a drive's cost is ``(fuelcost COST FROM TO)`` and the tank's new
+  level ``(sum AFTER COST BEFORE)``. A truck that wastes fuel can be left without a way to the goal (dead ends).
 
 Each problem is drawn from ``random.Random(seed)``: a connected road network (a random spanning tree and some
-more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel). Training sizes
-go up to about 30 objects, as the IPC 2023 Learning Track's do; the test problems have 54-147 (2-5 times).
+more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel); Nomystery's
+tank holds exactly the fuel that delivering the packages one at a time (the nearest one next) takes, so that every
+problem is solvable and a plan that carries several at once needs less. Training sizes go up to about 30 objects,
+as the IPC 2023 Learning Track's do; the test problems have 2-5 times as many.
 """
 
 from __future__ import annotations
@@ -80,7 +85,30 @@ ZENOTRAVEL_DOMAIN = """\
     :effect (and (fuel-level ?a ?l1) (not (fuel-level ?a ?l)))))
 """
 
-DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN}
+NOMYSTERY_DOMAIN = """\
+(define (domain nomystery)
+  (:requirements :strips :typing)
+  (:types location fuellevel locatable - object
+          package truck - locatable)
+  (:predicates (connected ?x ?y - location) (at ?o - locatable ?l - location) (in ?p - package ?t - truck)
+               (fuel ?t - truck ?f - fuellevel) (fuelcost ?f - fuellevel ?x ?y - location)
+               (sum ?a ?b ?c - fuellevel))
+  (:action load
+    :parameters (?p - package ?t - truck ?l - location)
+    :precondition (and (at ?t ?l) (at ?p ?l))
+    :effect (and (not (at ?p ?l)) (in ?p ?t)))
+  (:action unload
+    :parameters (?p - package ?t - truck ?l - location)
+    :precondition (and (at ?t ?l) (in ?p ?t))
+    :effect (and (not (in ?p ?t)) (at ?p ?l)))
+  (:action drive
+    :parameters (?t - truck ?from ?to - location ?after ?cost ?before - fuellevel)
+    :precondition (and (at ?t ?from) (connected ?from ?to) (fuelcost ?cost ?from ?to) (fuel ?t ?before)
+                       (sum ?after ?cost ?before))
+    :effect (and (not (at ?t ?from)) (at ?t ?to) (not (fuel ?t ?before)) (fuel ?t ?after))))
+"""
+
+DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN, "nomystery": NOMYSTERY_DOMAIN}
 # (drivers, trucks, packages, road locations) and (aircraft, people, cities): 20 training problems of 9-32 objects,
 # 10 test problems of 54-147 objects (2-5 times the largest training problem's).
 SIZES = {
@@ -97,9 +125,15 @@ SIZES = {
                   (4, 10, 8), (4, 12, 8)],
         "test": [(5, 30, 12), (6, 35, 14), (6, 40, 15), (7, 45, 16), (8, 50, 18), (8, 60, 20), (9, 70, 22),
                  (10, 80, 24), (11, 90, 26), (12, 100, 28)],
+    },    # (packages, locations): 20 training problems of 11-35 objects (most of them fuel levels), 10 test ones of 63-156
+    "nomystery": {
+        "train": [(1, 3), (1, 4), (2, 3), (2, 4), (2, 4), (3, 4), (2, 5), (3, 5), (3, 5), (4, 5), (3, 6), (4, 6),
+                  (4, 6), (5, 6), (4, 7), (5, 7), (5, 7), (6, 7), (5, 6), (4, 8)],
+        "test": [(9, 9), (10, 10), (11, 11), (12, 12), (13, 12), (14, 13), (16, 14), (18, 15), (20, 16), (22, 18)],
     },
 }
 FUEL_LEVELS = 7
+MAX_ROAD_COST = 2  # Nomystery's roads cost 1 or 2 fuel levels
 
 
 def _roads(rng: random.Random, count: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -145,7 +179,46 @@ def zenotravel_problem(name: str, aircraft: int, people: int, cities: int, seed:
     return problem_text(name, "zenotravel", objects, init, goal, object_lines=True)
 
 
-WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem}
+def _distances(costs: dict, count: int) -> list[list[int]]:
+    """All-pairs shortest path costs (Floyd-Warshall) of the roads ``costs`` ({(a, b): cost}, both ways)."""
+    far = 10 ** 9
+    d = [[0 if i == j else costs.get((i, j), far) for j in range(count)] for i in range(count)]
+    for k in range(count):
+        for i in range(count):
+            for j in range(count):
+                d[i][j] = min(d[i][j], d[i][k] + d[k][j])
+    return d
+
+
+def nomystery_problem(name: str, packages: int, locations: int, seed: int) -> str:
+    rng = random.Random(seed)
+    tree, extra = _roads(rng, locations)
+    costs = {}
+    for a, b in tree + extra:
+        costs[a, b] = costs[b, a] = rng.randint(1, MAX_ROAD_COST)
+    d = _distances(costs, locations)
+    truck = rng.randrange(locations)
+    jobs = [tuple(rng.sample(range(locations), 2)) for _ in range(packages)]  # (origin, destination), distinct
+    fuel, here, left = 0, truck, list(jobs)
+    while left:  # one package at a time, the nearest origin next: the tank holds what that takes
+        origin, goal = min(left, key=lambda job: d[here][job[0]])
+        left.remove((origin, goal))
+        fuel, here = fuel + d[here][origin] + d[origin][goal], goal
+    levels = [f"f{i}" for i in range(fuel + 1)]
+    ls, ps = [f"l{i}" for i in range(locations)], [f"package{i}" for i in range(packages)]
+    init = [f"(connected {ls[a]} {ls[b]})" for a, b in sorted(costs)]
+    init += [f"(fuelcost {levels[c]} {ls[a]} {ls[b]})" for (a, b), c in sorted(costs.items())]
+    init += [f"(sum {levels[a]} {levels[c]} {levels[a + c]})" for c in sorted(set(costs.values()))
+             for a in range(fuel + 1 - c)]
+    init += ["(at truck0 %s)" % ls[truck], f"(fuel truck0 {levels[fuel]})"]
+    init += [f"(at {p} {ls[origin]})" for p, (origin, _) in zip(ps, jobs)]
+    goal = [f"(at {p} {ls[destination]})" for p, (_, destination) in zip(ps, jobs)]
+    objects = [f"{' '.join(ls)} - location", f"{' '.join(levels)} - fuellevel", "truck0 - truck",
+               f"{' '.join(ps)} - package"]
+    return problem_text(name, "nomystery", objects, init, goal, object_lines=True)
+
+
+WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "nomystery": nomystery_problem}
 
 
 def write(domain: str, split: str, folder: Path) -> list[Path]:
