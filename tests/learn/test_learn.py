@@ -703,6 +703,11 @@ def test_a_model_that_solved_no_judge_problem_gets_a_hint_read_from_its_run():
     many = {"labelled": {f"p{i}": {} for i in range(20)}, "skipped": {}}
     assert "nearer the judge problems' size (up to 44 objects)" in _hint(many, judge, {})
     assert _hint(many, {**judge, "solved": 1}, {}) is None and _hint(many, {"problems": []}, {}) is None
+    # every judge problem solved, in walks much longer than LAMA-first's plans: they wander
+    solved = {**judge, "solved": 2}
+    assert _hint(many, solved, {"judge_against_lama": {"ratio": 1.2}}) is None
+    hint = _hint(many, solved, {"judge_against_lama": {"ratio": 2.45}})
+    assert "took 2.45x the steps of LAMA-first's plans" in hint and "(up to 44 objects)" in hint
 
 
 def test_labels_optimal_from_a_run_of_labels_auto_leave_lama_firsts_plans_out(tmp_path):

@@ -882,7 +882,14 @@ FEW_PROBLEMS = 15
 
 
 def _hint(data: dict, judge: dict, summary: dict) -> str | None:
-    """What would most likely help a model whose greedy policy solved no judge problem, read from the run."""
+    """What would most likely help a model whose greedy policy solved no judge problem, or solved them all in walks
+    much longer than LAMA-first's plans (:func:`_long_walks`), read from the run."""
+    ratio = _long_walks(summary)
+    if judge["problems"] and ratio is not None:
+        return (f"the greedy policy's walks on the judge problems took {ratio:.2f}x the steps of LAMA-first's plans: "
+                "it wanders to its goals, and on larger problems it may not reach them; more training problems "
+                f"nearer the judge problems' size (up to {max(judge.get('objects') or [0])} objects), or a longer "
+                "--timeout, may help")
     if not judge["problems"] or judge.get("solved"):
         return None
     reasons = []
