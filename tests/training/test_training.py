@@ -344,9 +344,13 @@ def test_policy_validation_chooses_the_epoch_that_solves_most_in_fewest_steps():
     best = max(rows, key=lambda row: (row[4], -row[5], -row[3]))
     assert record["best_epoch"] == best[0]
     summary = record["policy_validation"]
+    walks = summary.pop("walks")  # the chosen epoch's steps per problem, None where the walk failed
     assert summary == {"problems": ["p03", "p04"], "solved": best[4], "steps": best[5], "step_limit": 40}
-    # The returned weights are that epoch's: running the policy again gives the same figures.
-    assert policy_validation(model, encoding, tasks, 40) == (best[4], best[5])
+    assert len(walks) == 2 and sum(w is not None for w in walks) == best[4]
+    assert sum(40 if w is None else w for w in walks) == best[5]
+    # The returned weights are that epoch's: running the policy again gives the same figures, problem by problem.
+    again = []
+    assert policy_validation(model, encoding, tasks, 40, walks=again) == (best[4], best[5]) and again == walks
     for row in rows:
         assert 0 <= row[4] <= 2 and row[5] <= 2 * 40
 

@@ -652,16 +652,27 @@ def _judge_plan_stage(domain, say, run, work, clock, judges) -> None:
 
 def _compare_walks(record: dict, plans: dict | None, judges: list) -> None:
     """Record in ``record["judge_against_lama"]`` the steps of the judge's walks (the chosen model's greedy action
-    policy) against those of LAMA-first's plans on the same judge problems, where both solved every one of them
-    (the judge counts only the steps of all walks together)."""
+    policy) against those of LAMA-first's plans on the judge problems that both solved, where there are at least
+    :data:`~up_gnnplan.learn.recipe.MIN_TRUSTED_JUDGES` of them. Without the walks' steps per problem (a run
+    whose training began before the judge recorded them), only where both solved every one."""
+    from up_gnnplan.learn.recipe import MIN_TRUSTED_JUDGES
+
     judged = record.get("policy_validation")
-    if not judges or not judged or judged["solved"] < len(judges) or not plans:
+    if not judges or not judged or not plans:
         return
     lengths = [(plans.get(p.name) or {}).get("length") for p in judges]
-    if any(not length for length in lengths):
-        return
-    record["judge_against_lama"] = {"walk_steps": int(judged["steps"]), "plan_steps": int(sum(lengths)),
-                                    "ratio": round(judged["steps"] / sum(lengths), 2)}
+    walks = judged.get("walks")
+    if walks is None or len(walks) != len(judges):  # the total of the walks alone
+        if judged["solved"] < len(judges) or not all(lengths):
+            return
+        walked, planned, count = judged["steps"], sum(lengths), len(judges)
+    else:
+        both = [(walk, length) for walk, length in zip(walks, lengths) if walk is not None and length]
+        if len(both) < min(MIN_TRUSTED_JUDGES, len(judges)):
+            return
+        walked, planned, count = sum(w for w, _ in both), sum(n for _, n in both), len(both)
+    record["judge_against_lama"] = {"walk_steps": int(walked), "plan_steps": int(planned), "problems": count,
+                                    "ratio": round(walked / planned, 2)}
 
 
 def _long_walks(record: dict) -> float | None:
@@ -678,7 +689,7 @@ def _choose_handoff_share(record: dict, judges: list) -> None:
     judge found the policy weak: :data:`~up_gnnplan.learn.recipe.WEAK_POLICY_SHARE` where no greedy policy
     of the model (the action policy, or the value policy where it was tried) solved any judge problem, and
     from there up to the engine's default in proportion to the judge problems it solved (a quarter of them:
-    0.2). Where it solved them all in walks much longer than LAMA-first's plans (:func:`_long_walks`):
+    0.2). Where the walks it solved them in were much longer than LAMA-first's plans (:func:`_long_walks`): at most
     :data:`~up_gnnplan.learn.recipe.LONG_WALK_SHARE`. Otherwise nothing is recorded and the engine's default holds."""
     from up_gnnplan.learn.recipe import LONG_WALK_SHARE, WEAK_POLICY_SHARE
     from up_gnnplan.search.modes import HANDOFF_SHARE
@@ -688,14 +699,18 @@ def _choose_handoff_share(record: dict, judges: list) -> None:
         return
     value = (record.get("first_policy_judge") or {}).get("value_policy", {}).get("solved", 0)
     solved = max(judged["solved"], value)
-    if solved >= len(judges):
-        ratio = _long_walks(record)
-        if ratio is not None:
-            record["handoff_share"] = LONG_WALK_SHARE
-            record["handoff_share_why"] = (f"its greedy policy's walks on its {len(judges)} judge problems took "
-                                           f"{ratio:.2f}x the steps of LAMA-first's plans")
+    share = None if solved >= len(judges) else \
+        round(WEAK_POLICY_SHARE + (HANDOFF_SHARE - WEAK_POLICY_SHARE) * solved / len(judges), 3)
+    ratio = _long_walks(record)
+    if ratio is not None and (share is None or share > LONG_WALK_SHARE):
+        against = record["judge_against_lama"]
+        record["handoff_share"] = LONG_WALK_SHARE
+        record["handoff_share_why"] = (f"its greedy policy's walks on the {against.get('problems', len(judges))} "
+                                       f"judge problems it solved took {ratio:.2f}x the steps of LAMA-first's plans")
         return
-    record["handoff_share"] = round(WEAK_POLICY_SHARE + (HANDOFF_SHARE - WEAK_POLICY_SHARE) * solved / len(judges), 3)
+    if share is None:
+        return
+    record["handoff_share"] = share
     record["handoff_share_why"] = (f"its greedy policy solved none of its {len(judges)} judge problems" if not solved
                                    else f"its greedy policy solved {solved} of its {len(judges)} judge problems")
 
@@ -846,8 +861,8 @@ def _report(say, output, summary, config) -> None:
                 "held-out problems and the same steps)")
         against = summary.get("judge_against_lama")
         if against:
-            say(f"  judge: LAMA-first's plans for the same problems take {against['plan_steps']} steps: the walks "
-                f"{against['ratio']:.2f}x theirs")
+            say(f"  judge: on the {against.get('problems', len(judge['problems']))} problem(s) both solved, "
+                f"LAMA-first's plans take {against['plan_steps']} steps: the walks {against['ratio']:.2f}x theirs")
     else:
         say(f"  judge: none (a single training problem); epoch {judge['best_epoch']} of {judge['epochs']} by the "
             "training error")
@@ -885,7 +900,7 @@ def _hint(data: dict, judge: dict, summary: dict) -> str | None:
     """What would most likely help a model whose greedy policy solved no judge problem, or solved them all in walks
     much longer than LAMA-first's plans (:func:`_long_walks`), read from the run."""
     ratio = _long_walks(summary)
-    if judge["problems"] and ratio is not None:
+    if judge["problems"] and ratio is not None and judge.get("solved") == len(judge["problems"]):
         return (f"the greedy policy's walks on the judge problems took {ratio:.2f}x the steps of LAMA-first's plans: "
                 "it wanders to its goals, and on larger problems it may not reach them; more training problems "
                 f"nearer the judge problems' size (up to {max(judge.get('objects') or [0])} objects), or a longer "

@@ -46,8 +46,11 @@ def epoch_score(run: TrainingRun, epoch: int) -> tuple:
     limits = budget.judge_limits(run.final_states, run.config.judge_seconds)
     began = time.perf_counter()
     runtime = run.judge_runtime.runtime(run.model, run.encoding) if run.judge_runtime is not None else None
+    walks = []
     solved, steps_total = policy_validation(run.model, run.encoding, run.validation_tasks, run.config.policy_steps, limits,
-                                            runtime=runtime)
+                                            runtime=runtime, walks=walks)
+    if walks:
+        run.progress.judge_walks[str(epoch)] = walks
     budget.judge = time.perf_counter() - began
     if limits.deadline.passed():
         run.progress.judged_in_part.append(epoch)
@@ -106,7 +109,7 @@ def settled(curve: list, judges: int, epochs: int) -> bool:
 
 
 def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value: bool = False,
-                      runtime=None) -> tuple[int, int]:
+                      runtime=None, walks: list | None = None) -> tuple[int, int]:
     """Run the greedy policy of ``model`` on each task; return (problems solved, steps taken in total).
 
     The policy is the action policy for models with an action head, the value policy otherwise (or
@@ -123,6 +126,7 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
     successors a step and stays on the model's device. ``runtime``: an
     :class:`~up_gnnplan.runtime.OnnxValueFunction` of ``model``'s weights
     (:class:`~up_gnnplan.training.judge_runtime.RuntimeJudge`), which the policy then runs in instead.
+    ``walks``: a list that gets each task's steps, in order (None for a task not solved; not for a grounding model).
     """
     from up_gnnplan.search import Status, action_policy_rollout, policy_rollout
 
@@ -140,6 +144,8 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
     for task in tasks:
         if limits is not None and limits.deadline.passed():
             steps += max_steps
+            if walks is not None:
+                walks.append(None)
             continue
         if scorer is not None:
             result = action_policy_rollout(task, scorer, max_steps=max_steps, limits=limits)
@@ -148,6 +154,8 @@ def policy_validation(model, encoding, tasks, max_steps: int, limits=None, value
         ok = result.status is Status.SOLVED
         solved += ok
         steps += len(result.actions) if ok else max_steps
+        if walks is not None:
+            walks.append(len(result.actions) if ok else None)
     return solved, steps
 
 

@@ -33,6 +33,8 @@ def run_record(run: TrainingRun, model, chosen: Chosen, progress: Progress, rese
         record["policy_validation"] = {"problems": [task.source.problem.stem if task.source.problem else task.up_problem.name
                                                     for task in run.validation_tasks], "solved": int(solved),
                                        "steps": int(steps_total), "step_limit": config.policy_steps}
+        if progress.judge_walks.get(str(chosen.epoch)):
+            record["policy_validation"]["walks"] = progress.judge_walks[str(chosen.epoch)]
         if is_grounding_signature(run.encoding.signature):
             record["policy_validation"].update(judge="greedy binding, then LAMA-first on the ground goal: problems "
                                                "solved, steps = total plan length (step_limit per unsolved one)")

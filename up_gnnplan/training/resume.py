@@ -100,6 +100,7 @@ class Progress:
     skipped_steps: int = 0  # optimisation steps not taken: their loss or gradient was not finite
     restarts: list = field(default_factory=list)  # epochs after which the best weights came back at half the rate
     settled: int = 0  # the epoch after which the judge had settled (TrainConfig.settle_epochs) and training stopped
+    judge_walks: dict = field(default_factory=dict)  # epoch (a string) -> the judge's steps per problem (None: unsolved)
 
 
 def save_state(path, config, digest: str, progress: Progress, model, best_weights, optimiser, torch_rng,
