@@ -210,7 +210,7 @@ def nomystery_problem(name: str, packages: int, locations: int, seed: int) -> st
     init += [f"(fuelcost {levels[c]} {ls[a]} {ls[b]})" for (a, b), c in sorted(costs.items())]
     init += [f"(sum {levels[a]} {levels[c]} {levels[a + c]})" for c in sorted(set(costs.values()))
              for a in range(fuel + 1 - c)]
-    init += ["(at truck0 %s)" % ls[truck], f"(fuel truck0 {levels[fuel]})"]
+    init += [f"(at truck0 {ls[truck]})", f"(fuel truck0 {levels[fuel]})"]
     init += [f"(at {p} {ls[origin]})" for p, (origin, _) in zip(ps, jobs)]
     goal = [f"(at {p} {ls[destination]})" for p, (_, destination) in zip(ps, jobs)]
     objects = [f"{' '.join(ls)} - location", f"{' '.join(levels)} - fuellevel", "truck0 - truck",

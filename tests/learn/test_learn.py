@@ -519,7 +519,7 @@ def test_lama_first_plans_the_judge_problems_once_per_run(tmp_path):
     run, _ = _open_run(tmp_path / "run", {"domain": "gripper"})
     lines = []
     clock = _Clock(300.0, 0.0, time.perf_counter(), run, tmp_path / "run")
-    _judge_plan_stage(tmp_path / "domain.pddl", lines.append, run, tmp_path / "run", clock, judges)
+    _judge_plan_stage(tmp_path / "domain.pddl", lines.append, run, clock, judges)
     plan = run.judge_plans["four"]
     assert plan["status"] == "solved" and plan["length"] >= 11, plan  # 4 balls: two trips there, one back
     assert json.loads((tmp_path / "run" / "run.json").read_text())["judge_plans"] == run.judge_plans

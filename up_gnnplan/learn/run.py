@@ -198,7 +198,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     labelled = [p for p in train_problems if run.labels.get(p.name, {}).get("status") in LABELLED]
     if run.judge_plans is None and judges and labelled:
         with clock.stage("judge-plans"):
-            _judge_plan_stage(domain, say, run, work, clock, judges)
+            _judge_plan_stage(domain, say, run, clock, judges)
     if options.label_only:
         states = sum(run.labels[p.name]["states"] for p in labelled)
         say(f"labelled {len(labelled)} of {len(train_problems)} training problem(s), {states:,} states, in {work}; "
@@ -622,7 +622,7 @@ def _choose_first_policy(model, encoding, config, record, tasks, clock, say, wor
         f"{'value policy' if first == 'policy' else 'action policy'}")
 
 
-def _judge_plan_stage(domain, say, run, work, clock, judges) -> None:
+def _judge_plan_stage(domain, say, run, clock, judges) -> None:
     """LAMA-first on each judge problem, within :data:`~up_gnnplan.learn.recipe.JUDGE_PLAN_SHARE` of the budget
     (at most :data:`~up_gnnplan.learn.recipe.JUDGE_PLAN_SECONDS` a problem): its plans' lengths are what the
     judge's walks are measured against (:func:`_compare_walks`). Kept in the run folder; a run continued after
