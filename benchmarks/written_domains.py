@@ -8,6 +8,9 @@
 - **Nomystery** (IPC 2011, STRIPS): a truck carries packages over a weighted road network on a fuel tank that
   cannot be refilled; fuel levels are objects, a drive's cost is ``(fuelcost COST FROM TO)`` and the tank's new
   level ``(sum AFTER COST BEFORE)``. A truck that wastes fuel can be left without a way to the goal (dead ends).
+- **Parking** (IPC 2008, STRIPS with action costs): cars park on curbs, at most two to a curb, the second behind
+  the first; a car moves only when nothing is behind it, to a free curb or behind a car at a curb. With ``2n - 2``
+  cars on ``n`` curbs, as in the IPC's problems, two places are free; goals give every car's place.
 
 Each problem is drawn from ``random.Random(seed)``: a connected road network (a random spanning tree and some
 more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel); Nomystery's
@@ -108,7 +111,37 @@ NOMYSTERY_DOMAIN = """\
     :effect (and (not (at ?t ?from)) (at ?t ?to) (not (fuel ?t ?before)) (fuel ?t ?after))))
 """
 
-DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN, "nomystery": NOMYSTERY_DOMAIN}
+PARKING_DOMAIN = """\
+(define (domain parking)
+  (:requirements :strips :typing :action-costs)
+  (:types car curb)
+  (:predicates (at-curb ?car - car) (at-curb-num ?car - car ?curb - curb) (behind-car ?car ?front - car)
+               (car-clear ?car - car) (curb-clear ?curb - curb))
+  (:functions (total-cost) - number)
+  (:action move-curb-to-curb
+    :parameters (?car - car ?from ?to - curb)
+    :precondition (and (car-clear ?car) (curb-clear ?to) (at-curb-num ?car ?from))
+    :effect (and (not (curb-clear ?to)) (curb-clear ?from) (at-curb-num ?car ?to) (not (at-curb-num ?car ?from))
+                 (increase (total-cost) 1)))
+  (:action move-curb-to-car
+    :parameters (?car - car ?from - curb ?to - car)
+    :precondition (and (car-clear ?car) (car-clear ?to) (at-curb-num ?car ?from) (at-curb ?to))
+    :effect (and (not (car-clear ?to)) (curb-clear ?from) (behind-car ?car ?to) (not (at-curb-num ?car ?from))
+                 (not (at-curb ?car)) (increase (total-cost) 1)))
+  (:action move-car-to-curb
+    :parameters (?car - car ?from - car ?to - curb)
+    :precondition (and (car-clear ?car) (curb-clear ?to) (behind-car ?car ?from))
+    :effect (and (not (curb-clear ?to)) (car-clear ?from) (at-curb-num ?car ?to) (not (behind-car ?car ?from))
+                 (at-curb ?car) (increase (total-cost) 1)))
+  (:action move-car-to-car
+    :parameters (?car - car ?from - car ?to - car)
+    :precondition (and (car-clear ?car) (car-clear ?to) (behind-car ?car ?from) (at-curb ?to))
+    :effect (and (not (car-clear ?to)) (car-clear ?from) (behind-car ?car ?to) (not (behind-car ?car ?from))
+                 (increase (total-cost) 1))))
+"""
+
+DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN, "nomystery": NOMYSTERY_DOMAIN,
+           "parking": PARKING_DOMAIN}
 # (drivers, trucks, packages, road locations) and (aircraft, people, cities): 20 training problems of 9-32 objects,
 # 10 test problems of 54-147 objects (2-5 times the largest training problem's).
 SIZES = {
@@ -130,6 +163,12 @@ SIZES = {
         "train": [(1, 3), (1, 4), (2, 3), (2, 4), (2, 4), (3, 4), (2, 5), (3, 5), (3, 5), (4, 5), (3, 6), (4, 6),
                   (4, 6), (5, 6), (4, 7), (5, 7), (5, 7), (6, 7), (5, 6), (4, 8)],
         "test": [(9, 9), (10, 10), (11, 11), (12, 12), (13, 12), (14, 13), (16, 14), (18, 15), (20, 16), (22, 18)],
+    },
+    # (curbs,), 2 * curbs - 2 cars: 20 training problems of 7-28 objects, 10 test ones of 31-58 (1.1-2x: LAMA-first
+    # took 55 s of the minute for 12 curbs and timed out from 15 on)
+    "parking": {
+        "train": [(n,) for n in (3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10)],
+        "test": [(n,) for n in range(11, 21)],
     },
 }
 FUEL_LEVELS = 7
@@ -218,7 +257,33 @@ def nomystery_problem(name: str, packages: int, locations: int, seed: int) -> st
     return problem_text(name, "nomystery", objects, init, goal, object_lines=True)
 
 
-WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "nomystery": nomystery_problem}
+def _parked(rng: random.Random, cars: list[str], curbs: list[str]) -> dict[str, tuple[str, str | None]]:
+    """A random parking of ``cars``: curb -> (the car at it, the car behind that one or None); free curbs left out."""
+    places: dict[str, list[str]] = {}
+    for car in rng.sample(cars, len(cars)):
+        curb = rng.choice([c for c in curbs if len(places.get(c, [])) < 2])
+        places.setdefault(curb, []).append(car)
+    return {curb: (row[0], row[1] if len(row) > 1 else None) for curb, row in places.items()}
+
+
+def parking_problem(name: str, curbs: int, seed: int) -> str:
+    rng = random.Random(seed)
+    cs, cars = [f"curb{i}" for i in range(curbs)], [f"car{i}" for i in range(2 * curbs - 2)]
+    start, goal = _parked(rng, cars, cs), _parked(rng, cars, cs)
+    init = [f"(curb-clear {c})" for c in cs if c not in start]
+    for curb, (front, back) in start.items():
+        init += [f"(at-curb {front})", f"(at-curb-num {front} {curb})"]
+        init += [f"(behind-car {back} {front})", f"(car-clear {back})"] if back else [f"(car-clear {front})"]
+    goals = []
+    for curb, (front, back) in goal.items():
+        goals += [f"(at-curb-num {front} {curb})"] + ([f"(behind-car {back} {front})"] if back else [])
+    objects = [f"{' '.join(cs)} - curb", f"{' '.join(cars)} - car"]
+    text = problem_text(name, "parking", objects, init + ["(= (total-cost) 0)"], goals, object_lines=True)
+    return text.rstrip()[:-1] + "\n  (:metric minimize (total-cost)))\n"  # inside the define
+
+
+WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "nomystery": nomystery_problem,
+           "parking": parking_problem}
 
 
 def write(domain: str, split: str, folder: Path) -> list[Path]:
