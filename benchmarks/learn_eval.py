@@ -149,7 +149,7 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
 def _set_names(domain: str) -> tuple[str, ...]:
     """The names of ``domain``'s test sets, as :func:`_layout` gives them (without writing any)."""
     return ("testing-easy", "scaled") if domain in IPC else \
-        ("test", "scaled") if domain in ("delivery", "newspapers") else ("test",)
+        ("test", "scaled") if domain in ("delivery", "newspapers", "parking") else ("test",)
 
 
 def _pddlgym_layout(domain: str, work: Path = Path("/tmp/gnnplan-pddlgym")) -> tuple[Path, Path, dict[str, list]]:
@@ -263,12 +263,18 @@ def _briefcase_layout(work: Path = Path("/tmp/gnnplan-learn-briefcase")) -> tupl
 
 
 def _written_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-written")) -> tuple[Path, Path, dict[str, list]]:
-    """:func:`_layout` of a :data:`WRITTEN` domain: its ``train`` and ``test`` splits written (again) under ``work``."""
-    from .written_domains import write
+    """:func:`_layout` of a :data:`WRITTEN` domain: its ``train``, ``test`` (and ``scaled``, where it has one) splits
+    written (again) under ``work``."""
+    from .written_domains import SIZES, write
 
-    train, test = work / f"{domain}-train", work / f"{domain}-test"
+    train = work / f"{domain}-train"
     write(domain, "train", train)
-    return train / "domain.pddl", train, {"test": [test / "domain.pddl", *write(domain, "test", test)]}
+    sets = {}
+    for split in ("test", "scaled"):
+        if split in SIZES[domain]:
+            folder = work / f"{domain}-{split}"
+            sets[split] = [folder / "domain.pddl", *write(domain, split, folder)]
+    return train / "domain.pddl", train, sets
 
 
 def _generated_adl_layout(domain: str, work: Path = Path("/tmp/gnnplan-learn-adl")) -> tuple[Path, Path, dict[str, list]]:

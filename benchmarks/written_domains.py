@@ -169,6 +169,7 @@ SIZES = {
     "parking": {
         "train": [(n,) for n in (3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10)],
         "test": [(n,) for n in range(11, 21)],
+        "scaled": [(n,) for n in (25, 30, 35, 40, 50)],  # 73-148 objects: 2.6-5.3x
     },
 }
 FUEL_LEVELS = 7
@@ -287,7 +288,7 @@ WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "no
 
 
 def write(domain: str, split: str, folder: Path) -> list[Path]:
-    """Write ``domain``'s ``split`` ("train": seeds 1, 2, ...; "test": 100, 101, ...) and its domain file into
+    """Write ``domain``'s ``split`` ("train": seeds 1, 2, ...; "test", "scaled": 100, 101, ...) and its domain file into
     ``folder``; return the problem files in size order."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "domain.pddl").write_text(DOMAINS[domain])
