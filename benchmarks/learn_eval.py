@@ -148,8 +148,10 @@ def _layout(domain: str) -> tuple[Path, Path | list[Path], dict[str, list]]:
 
 def _set_names(domain: str) -> tuple[str, ...]:
     """The names of ``domain``'s test sets, as :func:`_layout` gives them (without writing any)."""
+    from .written_domains import SIZES
+
     return ("testing-easy", "scaled") if domain in IPC else \
-        ("test", "scaled") if domain in ("delivery", "newspapers", "parking") else ("test",)
+        ("test", "scaled") if domain in ("delivery", "newspapers") or "scaled" in SIZES.get(domain, {}) else ("test",)
 
 
 def _pddlgym_layout(domain: str, work: Path = Path("/tmp/gnnplan-pddlgym")) -> tuple[Path, Path, dict[str, list]]:
