@@ -737,6 +737,9 @@ def test_a_model_that_solved_no_judge_problem_gets_a_hint_read_from_its_run():
     assert _hint(many, solved, {"judge_against_lama": {"ratio": 1.2}}) is None
     hint = _hint(many, solved, {"judge_against_lama": {"ratio": 2.45}})
     assert "took 2.45x the steps of LAMA-first's plans" in hint and "(up to 44 objects)" in hint
+    # some solved, in long walks: the hint fires as the lower share does (DriverLog: 3 of 4 at 1.63x)
+    hint = _hint(many, {**judge, "solved": 1}, {"judge_against_lama": {"ratio": 1.63}})
+    assert "walks on the 1 of 2 judge problems it solved took 1.63x" in hint
 
 
 def test_labels_optimal_from_a_run_of_labels_auto_leave_lama_firsts_plans_out(tmp_path):
