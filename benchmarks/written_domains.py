@@ -11,13 +11,19 @@
 - **Parking** (IPC 2008, STRIPS with action costs): cars park on curbs, at most two to a curb, the second behind
   the first; a car moves only when nothing is behind it, to a free curb or behind a car at a curb. With ``2n - 2``
   cars on ``n`` curbs, as in the IPC's problems, two places are free; goals give every car's place.
+- **Storage** (IPC 2006, STRIPS): hoists lift crates from a container's store areas through a transit area into
+  the store areas of depots, each a grid, and move about the grids where nothing stands; goals put each crate in a
+  depot. Its types test a reader: ``area`` is a subtype of both ``object`` and ``surface``, and ``in`` takes
+  ``(either storearea crate)``.
 
 Each problem is drawn from ``random.Random(seed)``: a connected road network (a random spanning tree and some
 more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel); Nomystery's
 tank holds exactly the fuel that delivering the packages one at a time (the nearest one next) takes, so that every
-problem is solvable and a plan that carries several at once needs less. Training sizes go up to about 30 objects,
+problem is solvable and a plan that carries several at once needs less; a Storage depot has at least as many areas
+as crates bound for it (filled from the far end, every problem is solvable). Training sizes go up to about 30 objects,
 as the IPC 2023 Learning Track's do; the test problems have 2-5 times as many (Parking's 1.1-2x: LAMA-first solves
-only the smallest in the minute; its ``scaled`` problems 2.6-5.3x).
+only the smallest in the minute; its ``scaled`` problems 2.6-5.3x; Storage's 1.2-3.4x: LAMA-first solved 6 crates
+in 1.2 s, none of 8 in the minute).
 """
 
 from __future__ import annotations
@@ -141,8 +147,40 @@ PARKING_DOMAIN = """\
                  (increase (total-cost) 1))))
 """
 
+STORAGE_DOMAIN = """\
+(define (domain storage)
+  (:requirements :typing)
+  (:types hoist surface place area - object
+          container depot - place
+          storearea transitarea - area
+          area crate - surface)
+  (:predicates (clear ?s - storearea) (in ?x - (either storearea crate) ?p - place) (available ?h - hoist)
+               (lifting ?h - hoist ?c - crate) (at ?h - hoist ?a - area) (on ?c - crate ?s - storearea)
+               (connected ?a1 ?a2 - area))
+  (:action lift
+    :parameters (?h - hoist ?c - crate ?a1 - storearea ?a2 - area ?p - place)
+    :precondition (and (connected ?a1 ?a2) (at ?h ?a2) (available ?h) (on ?c ?a1) (in ?a1 ?p))
+    :effect (and (not (on ?c ?a1)) (clear ?a1) (not (available ?h)) (lifting ?h ?c) (not (in ?c ?p))))
+  (:action drop
+    :parameters (?h - hoist ?c - crate ?a1 - storearea ?a2 - area ?p - place)
+    :precondition (and (connected ?a1 ?a2) (at ?h ?a2) (lifting ?h ?c) (clear ?a1) (in ?a1 ?p))
+    :effect (and (not (lifting ?h ?c)) (available ?h) (not (clear ?a1)) (on ?c ?a1) (in ?c ?p)))
+  (:action move
+    :parameters (?h - hoist ?from ?to - storearea)
+    :precondition (and (at ?h ?from) (clear ?to) (connected ?from ?to))
+    :effect (and (not (at ?h ?from)) (at ?h ?to) (not (clear ?to)) (clear ?from)))
+  (:action go-out
+    :parameters (?h - hoist ?from - storearea ?to - transitarea)
+    :precondition (and (at ?h ?from) (connected ?from ?to))
+    :effect (and (not (at ?h ?from)) (at ?h ?to) (clear ?from)))
+  (:action go-in
+    :parameters (?h - hoist ?from - transitarea ?to - storearea)
+    :precondition (and (at ?h ?from) (connected ?from ?to) (clear ?to))
+    :effect (and (not (at ?h ?from)) (at ?h ?to) (not (clear ?to)))))
+"""
+
 DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN, "nomystery": NOMYSTERY_DOMAIN,
-           "parking": PARKING_DOMAIN}
+           "parking": PARKING_DOMAIN, "storage": STORAGE_DOMAIN}
 # (drivers, trucks, packages, road locations) and (aircraft, people, cities): 20 training problems of 9-32 objects,
 # 10 test problems of 54-147 objects (2-5 times the largest training problem's).
 SIZES = {
@@ -171,6 +209,16 @@ SIZES = {
         "train": [(n,) for n in (3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10)],
         "test": [(n,) for n in range(11, 21)],
         "scaled": [(n,) for n in (25, 30, 35, 40, 50)],  # 73-148 objects: 2.6-5.3x
+    },
+    # (depots, grid rows, grid columns, crates, hoists): 20 training problems of 8-31 objects (1-6 crates), 10 test
+    # ones of 38-106 (7-18 crates, 1.2-3.4x: LAMA-first solved 6 crates in 1.2 s and none of 8-22 in the minute)
+    "storage": {
+        "train": [(1, 1, 2, 1, 1), (1, 1, 2, 2, 1), (1, 2, 2, 2, 1), (1, 2, 2, 2, 2), (1, 2, 2, 3, 1),
+                  (1, 2, 2, 3, 2), (1, 2, 3, 3, 1), (2, 1, 2, 3, 1), (1, 2, 3, 4, 1), (1, 2, 3, 4, 2),
+                  (2, 2, 2, 3, 1), (2, 2, 2, 4, 2), (1, 3, 3, 4, 2), (1, 3, 3, 5, 1), (2, 2, 2, 5, 2),
+                  (1, 3, 3, 5, 2), (2, 2, 3, 5, 2), (1, 3, 4, 6, 2), (2, 2, 3, 6, 2), (2, 2, 3, 6, 3)],
+        "test": [(2, 3, 3, 7, 2), (2, 3, 3, 8, 3), (2, 3, 4, 9, 3), (2, 3, 4, 10, 3), (2, 4, 4, 10, 3),
+                 (2, 4, 4, 12, 3), (3, 3, 4, 12, 3), (3, 4, 4, 14, 4), (3, 4, 5, 16, 4), (3, 4, 5, 18, 5)],
     },
 }
 FUEL_LEVELS = 7
@@ -284,8 +332,42 @@ def parking_problem(name: str, curbs: int, seed: int) -> str:
     return text.rstrip()[:-1] + "\n  (:metric minimize (total-cost)))\n"  # inside the define
 
 
+def storage_problem(name: str, depots: int, rows: int, columns: int, crates: int, hoists: int, seed: int) -> str:
+    rng = random.Random(seed)
+    ds = [f"depot{d}" for d in range(depots)]
+    grids = {d: [f"depot{d}-{r}-{c}" for r in range(1, rows + 1) for c in range(1, columns + 1)] for d in range(depots)}
+    slots, cs = [f"container-0-{i}" for i in range(crates)], [f"crate{i}" for i in range(crates)]
+    hs = [f"hoist{i}" for i in range(hoists)]
+    init = [f"(in {slot} container0)" for slot in slots]
+    init += [f"(on {c} {slot})" for c, slot in zip(cs, slots)] + [f"(in {c} container0)" for c in cs]
+    init += [f"(connected {slot} loadarea)" for slot in slots] + [f"(connected loadarea {slot})" for slot in slots]
+    for d, grid in grids.items():
+        init += [f"(in {area} depot{d})" for area in grid]
+        for r in range(1, rows + 1):
+            for c in range(1, columns + 1):
+                for r2, c2 in ((r + 1, c), (r, c + 1)):
+                    if r2 <= rows and c2 <= columns:
+                        a, b = f"depot{d}-{r}-{c}", f"depot{d}-{r2}-{c2}"
+                        init += [f"(connected {a} {b})", f"(connected {b} {a})"]
+        door = rng.choice([a for a in grid if a.endswith("-1") or a.split("-")[1] == "1"])  # an area at the edge
+        init += [f"(connected loadarea {door})", f"(connected {door} loadarea)"]
+    places = rng.sample([a for grid in grids.values() for a in grid], hoists)
+    init += [f"(at {h} {a})" for h, a in zip(hs, places)] + [f"(available {h})" for h in hs]
+    init += [f"(clear {a})" for grid in grids.values() for a in grid if a not in places]
+    room = {d: len(grid) for d, grid in grids.items()}
+    goal = []
+    for c in cs:  # each crate to a depot with room left
+        d = rng.choice([d for d in room if room[d] > 0])
+        room[d] -= 1
+        goal.append(f"(in {c} depot{d})")
+    objects = [f"{' '.join(a for grid in grids.values() for a in grid)} {' '.join(slots)} - storearea",
+               f"{' '.join(hs)} - hoist", f"{' '.join(cs)} - crate", "container0 - container",
+               f"{' '.join(ds)} - depot", "loadarea - transitarea"]
+    return problem_text(name, "storage", objects, init, goal, object_lines=True)
+
+
 WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "nomystery": nomystery_problem,
-           "parking": parking_problem}
+           "parking": parking_problem, "storage": storage_problem}
 
 
 def write(domain: str, split: str, folder: Path) -> list[Path]:
