@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SETUP_COMMANDS = (
     "pip install -e '.[cpu]' && gnnplan solve --example blocksworld",
-    "pip install torch==2.13.0 -e '.[all]' && python -m pytest -q",
+    "pip install torch==2.13.0 -e '.[all]' && python -m pytest -q -n auto --dist loadfile",
 )
 MODELS_BEGIN = "<!-- gnnplan models --markdown: begin"
 MODELS_END = "<!-- gnnplan models --markdown: end -->"
