@@ -219,6 +219,10 @@ SIZES = {
                   (1, 3, 3, 5, 2), (2, 2, 3, 5, 2), (1, 3, 4, 6, 2), (2, 2, 3, 6, 2), (2, 2, 3, 6, 3)],
         "test": [(2, 3, 3, 7, 2), (2, 3, 3, 8, 3), (2, 3, 4, 9, 3), (2, 3, 4, 10, 3), (2, 4, 4, 10, 3),
                  (2, 4, 4, 12, 3), (3, 3, 4, 12, 3), (3, 4, 4, 14, 4), (3, 4, 5, 16, 4), (3, 4, 5, 18, 5)],
+        # 10 more training problems of 2-3 depots and 2-3 hoists (14-29 objects), for `learn` beside ``train``: the
+        # first model, of ``train`` alone (one or two depots), carried crates into the wrong depot on ``test``
+        "more": [(2, 1, 2, 2, 2), (2, 2, 2, 2, 2), (3, 1, 2, 3, 2), (3, 1, 2, 3, 3), (2, 2, 2, 3, 3),
+                 (3, 1, 3, 4, 2), (3, 2, 2, 4, 3), (2, 2, 3, 4, 3), (3, 2, 2, 5, 2), (3, 1, 3, 5, 3)],
     },
 }
 FUEL_LEVELS = 7
@@ -370,15 +374,20 @@ WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "no
            "parking": parking_problem, "storage": storage_problem}
 
 
+# The first seed of each split (the others 100), and the prefix of its problems' names (the others "p").
+FIRST_SEED = {"train": 1, "more": 300}
+PREFIX = {"more": "m"}
+
+
 def write(domain: str, split: str, folder: Path) -> list[Path]:
-    """Write ``domain``'s ``split`` ("train": seeds 1, 2, ...; "test", "scaled": 100, 101, ...) and its domain file into
-    ``folder``; return the problem files in size order."""
+    """Write ``domain``'s ``split`` ("train": seeds 1, 2, ...; "more": 300, 301, ...; "test", "scaled": 100, 101, ...)
+    and its domain file into ``folder``; return the problem files in size order."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "domain.pddl").write_text(DOMAINS[domain])
     paths = []
     for k, size in enumerate(SIZES[domain][split]):
-        seed = (1 if split == "train" else 100) + k
-        path = folder / f"p{k:02d}-{'-'.join(map(str, size))}.pddl"
-        path.write_text(WRITERS[domain](f"p{k:02d}", *size, seed=seed))
+        seed, name = FIRST_SEED.get(split, 100) + k, f"{PREFIX.get(split, 'p')}{k:02d}"
+        path = folder / f"{name}-{'-'.join(map(str, size))}.pddl"
+        path.write_text(WRITERS[domain](name, *size, seed=seed))
         paths.append(path)
     return paths
