@@ -649,7 +649,7 @@ def test_a_model_of_lama_firsts_labels_is_refined_on_the_optimal_ones_and_the_ju
     for balls, seed, mixed in problems:  # the 6-ball ones of mixed rooms: other problems of the same size
         _gripper(tmp_path / "train", balls, seed, mixed)
     domain, output = tmp_path / "train" / "domain.pddl", tmp_path / "g.onnx"
-    args = ["learn", str(domain), str(tmp_path / "train"), "-o", str(output), "--timeout", "24"]
+    args = ["learn", str(domain), str(tmp_path / "train"), "-o", str(output), "--timeout", "36"]
     first = CliRunner().invoke(main, [*args, "--label-only"])
     assert first.exit_code == 0, first.output
     from up_gnnplan.learn.inputs import check_problems, judge_split, problem_files
