@@ -353,7 +353,8 @@ def storage_problem(name: str, depots: int, rows: int, columns: int, crates: int
                     if r2 <= rows and c2 <= columns:
                         a, b = f"depot{d}-{r}-{c}", f"depot{d}-{r2}-{c2}"
                         init += [f"(connected {a} {b})", f"(connected {b} {a})"]
-        door = rng.choice([a for a in grid if a.endswith("-1") or a.split("-")[1] == "1"])  # an area at the edge
+        door = rng.choice([f"depot{d}-{r}-{c}" for r in range(1, rows + 1) for c in range(1, columns + 1)
+                           if r == 1 or c == 1])  # an area of the first row or column
         init += [f"(connected loadarea {door})", f"(connected {door} loadarea)"]
     places = rng.sample([a for grid in grids.values() for a in grid], hoists)
     init += [f"(at {h} {a})" for h, a in zip(hs, places)] + [f"(available {h})" for h in hs]
