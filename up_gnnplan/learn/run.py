@@ -1,7 +1,7 @@
 """``gnnplan learn``: one budget from PDDL files to an ONNX model, as named, timed stages.
 
-    checking  ─► labelling ─► judge-plans ─► training (judged) ─► export
-    (inputs)     (labels)     (LAMA-first)    (recipe, loop)       (exporters)
+    checking  ─► labelling ─► judge-plans ─► training (judged) ─► export ──► search-judge
+    (inputs)     (labels)     (LAMA-first)    (recipe, loop)       (exporters)  (search_judge: the share)
 
 The budget (``minutes``) counts from the command's start, over every session of the run, and
 covers all stages: labelling gets at most :data:`LABEL_SHARE` of it (what it leaves flows to
@@ -33,6 +33,7 @@ from up_gnnplan.limits import TimeLimitReached
 
 LABEL_SHARE = 0.30  # labelling takes at most this share of the budget
 GRAPH_FILE = "graph.onnx"  # in the run folder: the network exported untrained, before training (_graph_ahead)
+CANDIDATE_FILE = "model.onnx"  # in the run folder: the trained model before its final record (the search judge runs it)
 MIN_TRAIN_SECONDS = 3.0  # less than this for training is refused (no model could be chosen)
 MIN_BUDGET_SECONDS = 10.0  # below this the run is refused at once: start-up, loading and export alone take seconds
 MAX_STATES = 20_000  # expand a training problem fully up to this many states
@@ -49,6 +50,7 @@ OPTIMAL_MISSES, MISS_SECONDS = 3, 10.0
 # each miss, so that A* gets the time larger problems need; where misses and optimal plans alternate (Rovers, 30
 # minutes), the misses took 8-127 s each, and 43 of 95 problems were labelled, against 95 without the growth.
 MISS_SHARE = 0.25
+MIN_SEARCH_JUDGE_SECONDS = 3.0  # less than this a problem for the search judge, and it is not run
 JOB_GRACE = 5.0  # seconds a labelling job may run past its share (loading the task) before it is killed
 RUN_FORMAT = 3  # 2: the key names files by name and content, so a run folder moves between machines; 3: and labels
 LABELLED = ("expanded", "optimal-plan", "satisficing-plan")  # the outcomes of labelling that give training data
@@ -84,6 +86,17 @@ def choosing_reserve(budget: float, judges: int, head: str) -> float:
     """Seconds kept back after training for the value policy's runs on the judge problems (``choosing``):
     5% of the budget, at most 90 s; none without judge problems or without a value head."""
     return min(90.0, 0.05 * budget) if judges and "value" in head.split("+") else 0.0
+
+
+def search_judge_reserve(budget: float, judges: list, plans: dict | None) -> float:
+    """Seconds kept back after training for the search judge (:func:`_search_judge_stage`): its time on each
+    judge problem LAMA-first was tried on and did not solve, and a start-up's, within
+    :data:`~up_gnnplan.learn.recipe.JUDGE_PLAN_SHARE` of the budget; none where LAMA-first solved every one."""
+    from up_gnnplan.learn.recipe import JUDGE_PLAN_SECONDS, JUDGE_PLAN_SHARE
+    from up_gnnplan.learn.search_judge import JOB_GRACE as START, to_search
+
+    searched = to_search(judges, None, plans or {})[0]
+    return min(JUDGE_PLAN_SHARE * budget, len(searched) * JUDGE_PLAN_SECONDS + START) if searched else 0.0
 
 
 def export_reserve(budget: float) -> float:
@@ -224,18 +237,23 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                                                                     judges)
     if tasks and "policy_validation" in record and "value" in getattr(model, "outputs", ()):
         with clock.stage("choosing"):
-            _choose_first_policy(model, encoding, config, record, tasks, clock, say, work)
+            _choose_first_policy(model, encoding, config, record, tasks, clock, say, work,
+                                 search_judge_reserve(clock.budget, judges, run.judge_plans))
     _compare_walks(record, run.judge_plans, judges)
-    _choose_handoff_share(record, judges)
     _choose_astray_factor(record, judges)
+    candidate = work / CANDIDATE_FILE  # the model as mode auto runs it, but for the share the search judge may set
     with clock.stage("export"):
-        summary = _summary(options, run, clock, checked, labelled, judges, record)
-        record["learn"] = summary
-        record["command"] = options.command
-        _export(model, encoding, config, record, data.domain, output, work / GRAPH_FILE)
+        _export(model, encoding, config, record, data.domain, candidate, work / GRAPH_FILE)
+    if _lowered_share(record, judges) and _to_search(record, judges, run.judge_plans):
+        with clock.stage("search-judge"):
+            _search_judge_stage(domain, candidate, options, record, judges, run.judge_plans, clock, say)
+    _choose_handoff_share(record, judges)
+    summary = _summary(options, run, clock, checked, labelled, judges, record)
+    record["learn"] = summary
+    record["command"] = options.command
     summary["phases"] = {k: round(v, 1) for k, v in run.phases.items()}
     summary["seconds"] = round(clock.spent(), 1)
-    _amend_metadata(output, record)
+    _amend_metadata(candidate, record, output)
     _report(say, output, summary, config)
     return summary
 
@@ -405,7 +423,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     device = resolve_device(options.device)
 
     def training_left() -> float:
-        return clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
+        return (clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
+                - search_judge_reserve(clock.budget, judges, run.judge_plans))
 
     seconds = training_left()
     # A continued run whose training had begun ends it in the time left, however short (the chosen epoch is in its
@@ -595,7 +614,7 @@ def _judge_graph(work: Path) -> Path | None:
     return graph if graph.is_file() else None
 
 
-def _choose_first_policy(model, encoding, config, record, tasks, clock, say, work: Path) -> None:
+def _choose_first_policy(model, encoding, config, record, tasks, clock, say, work: Path, kept: float = 0.0) -> None:
     """Run the chosen model's greedy value policy on the judge problems, within the time kept back for it,
     and record in ``record["first_policy"]`` the policy mode auto starts with: the value policy where it
     solves more of them than the action policy did (Spanner: the action policy walks into dead ends that
@@ -605,7 +624,7 @@ def _choose_first_policy(model, encoding, config, record, tasks, clock, say, wor
     from up_gnnplan.training.judging import policy_validation
 
     action = record["policy_validation"]
-    seconds = clock.left() - export_reserve(clock.budget)
+    seconds = clock.left() - export_reserve(clock.budget) - kept  # kept: for the search judge after it
     if seconds < 1.0 or getattr(model, "actions", None) is None or "value" not in getattr(model, "outputs", ()):
         return  # no time left, or not a model of both heads
     graph = _judge_graph(work)
@@ -684,19 +703,19 @@ def _long_walks(record: dict) -> float | None:
     return ratio if ratio is not None and ratio > LONG_WALKS else None
 
 
-def _choose_handoff_share(record: dict, judges: list) -> None:
-    """Record in ``record["handoff_share"]`` mode auto's share of the time for the learned part where the
-    judge found the policy weak: :data:`~up_gnnplan.learn.recipe.WEAK_POLICY_SHARE` where no greedy policy
-    of the model (the action policy, or the value policy where it was tried) solved any judge problem, and
-    from there up to the engine's default in proportion to the judge problems it solved (a quarter of them:
-    0.2). Where the walks it solved them in were much longer than LAMA-first's plans (:func:`_long_walks`): at most
-    :data:`~up_gnnplan.learn.recipe.LONG_WALK_SHARE`. Otherwise nothing is recorded and the engine's default holds."""
+def _greedy_share(record: dict, judges: list) -> tuple[float | None, str | None]:
+    """Mode auto's share of the time for the learned part as the greedy judge found the policy, and why; (None,
+    None) where it found nothing to lower the engine's default for: :data:`~up_gnnplan.learn.recipe.WEAK_POLICY_SHARE`
+    where no greedy policy of the model (the action policy, or the value policy where it was tried) solved any judge
+    problem, and from there up to the engine's default in proportion to the judge problems it solved (a quarter of
+    them: 0.2). Where the walks it solved them in were much longer than LAMA-first's plans (:func:`_long_walks`): at
+    most :data:`~up_gnnplan.learn.recipe.LONG_WALK_SHARE`."""
     from up_gnnplan.learn.recipe import LONG_WALK_SHARE, WEAK_POLICY_SHARE
     from up_gnnplan.search.modes import HANDOFF_SHARE
 
     judged = record.get("policy_validation")
     if not judges or not judged:
-        return
+        return None, None
     value = (record.get("first_policy_judge") or {}).get("value_policy", {}).get("solved", 0)
     solved = max(judged["solved"], value)
     share = None if solved >= len(judges) else \
@@ -704,15 +723,91 @@ def _choose_handoff_share(record: dict, judges: list) -> None:
     ratio = _long_walks(record)
     if ratio is not None and (share is None or share > LONG_WALK_SHARE):
         against = record["judge_against_lama"]
-        record["handoff_share"] = LONG_WALK_SHARE
-        record["handoff_share_why"] = (f"its greedy policy's walks on the {against.get('problems', len(judges))} "
-                                       f"judge problems it solved took {ratio:.2f}x the steps of LAMA-first's plans")
-        return
+        return LONG_WALK_SHARE, (f"its greedy policy's walks on the {against.get('problems', len(judges))} judge "
+                                 f"problems it solved took {ratio:.2f}x the steps of LAMA-first's plans")
+    if share is None:
+        return None, None
+    return share, (f"its greedy policy solved none of its {len(judges)} judge problems" if not solved
+                   else f"its greedy policy solved {solved} of its {len(judges)} judge problems")
+
+
+def _to_search(record: dict, judges: list, plans: dict | None) -> list:
+    """The judge problems the search judge runs on (:func:`~up_gnnplan.learn.search_judge.to_search`)."""
+    from up_gnnplan.learn.search_judge import to_search
+
+    return to_search(judges, (record.get("policy_validation") or {}).get("walks"), plans or {})[0]
+
+
+def _lowered_share(record: dict, judges: list) -> bool:
+    """Whether the greedy judge lowers the learned part's share (:func:`_greedy_share`)."""
+    return _greedy_share(record, judges)[0] is not None
+
+
+def _choose_handoff_share(record: dict, judges: list) -> None:
+    """Record in ``record["handoff_share"]`` mode auto's share of the time for the learned part where the greedy
+    judge found the policy weak (:func:`_greedy_share`), unless the search judge found the learned part (the policy,
+    then the search) solving more of the judge problems than LAMA-first in the same time (:func:`_search_judge_stage`):
+    then the engine's default, recorded with why. Otherwise nothing is recorded and the engine's default holds."""
+    from up_gnnplan.search.modes import HANDOFF_SHARE
+
+    share, why = _greedy_share(record, judges)
     if share is None:
         return
-    record["handoff_share"] = share
-    record["handoff_share_why"] = (f"its greedy policy solved none of its {len(judges)} judge problems" if not solved
-                                   else f"its greedy policy solved {solved} of its {len(judges)} judge problems")
+    searched = record.get("search_judge")
+    if searched and searched["learned"] > searched["lama"]:
+        record["handoff_share"] = HANDOFF_SHARE
+        record["handoff_share_why"] = (
+            f"its learned part (the policy, then the search) solved {searched['learned']} of the {searched['tried']} "
+            f"judge problems LAMA-first was tried on, LAMA-first {searched['lama']}, in {searched['seconds']:g} s "
+            f"each (by the greedy judge alone: {share:.0%}, as {why})")
+        return
+    record["handoff_share"], record["handoff_share_why"] = share, why
+
+
+def _search_judge_stage(domain: Path, model: Path, options, record: dict, judges: list, plans: dict | None, clock,
+                        say) -> None:
+    """Run ``model`` as mode auto does, without the hand-off, on the judge problems its greedy walks did not solve
+    and LAMA-first was tried on (:mod:`~up_gnnplan.learn.search_judge`), each in its own process, for as long as
+    LAMA-first had (:data:`~up_gnnplan.learn.recipe.JUDGE_PLAN_SECONDS`, less where the time kept for it is
+    shorter), and record in ``record["search_judge"]`` how many the learned part solved against LAMA-first. Stops
+    once the learned part can no longer solve more of them than LAMA-first did."""
+    from contextlib import closing
+
+    from up_gnnplan.datasets.build import PRELOAD
+    from up_gnnplan.executors import Job, make_executor
+    from up_gnnplan.learn.recipe import JUDGE_PLAN_SECONDS
+    from up_gnnplan.learn.search_judge import JOB_GRACE as START, to_search
+    from up_gnnplan.limits import address_space_for
+
+    walks = (record.get("policy_validation") or {}).get("walks")
+    todo, learned, lama, tried = to_search(judges, walks, plans or {})
+    if not todo:
+        return
+    seconds = min(JUDGE_PLAN_SECONDS, (clock.left() - export_reserve(clock.budget) - START) / len(todo))
+    if seconds < MIN_SEARCH_JUDGE_SECONDS:
+        say(f"  search judge: not run ({max(seconds, 0.0):.1f} s a problem left for it)")
+        return
+    say(f"search judge: mode auto's learned part (the policy, then the search; no hand-off) on the {len(todo)} judge "
+        f"problem(s) the greedy walks did not solve, {seconds:.0f} s each, against LAMA-first's {lama} of {tried}")
+    found = {}
+    executor = make_executor("local", 1)
+    with executor, closing(executor.run(
+            [Job(p.name, "up_gnnplan.learn.search_judge:search_one",
+                 (str(domain.resolve()), str(p.path.resolve()), str(model.resolve()), seconds, options.memory_mb),
+                 seconds + START, address_space_for(options.memory_mb)) for p in todo],
+            PRELOAD + ["up_gnnplan.learn.search_judge"])) as outcomes:
+        for left, outcome in zip(range(len(todo) - 1, -1, -1), outcomes):
+            result = outcome.value if outcome.status == "ok" else {"solved": False, "status": outcome.status,
+                                                                   "seconds": round(outcome.wall, 1)}
+            found[outcome.key] = result
+            learned += bool(result["solved"])
+            say(f"  {outcome.key}: " + (f"a plan of {result['length']} steps in {result['seconds']:.1f} s (by "
+                                        f"{result.get('found_by')})" if result["solved"] else
+                                        f"no plan ({result.get('status')}) in {result['seconds']:.1f} s"))
+            if learned + left <= lama:
+                break  # it cannot solve more than LAMA-first did
+    record["search_judge"] = {"seconds": round(seconds, 1), "tried": tried, "learned": learned, "lama": lama,
+                              "problems": found}
 
 
 def _choose_astray_factor(record: dict, judges: list) -> None:
@@ -785,13 +880,14 @@ def _export(model, encoding, config, record, domain_name, output: Path, graph: P
         partial.unlink(missing_ok=True)
 
 
-def _amend_metadata(output: Path, record: dict) -> None:
-    """Put the final phase timings (export included) into the file's training record, then rename into place."""
+def _amend_metadata(exported: Path, record: dict, output: Path) -> None:
+    """Put the final record (the search judge's share, the phase timings, export included) into the training record
+    of the ``exported`` file, then write it under a temporary name beside ``output`` and rename it into place."""
     import onnx
 
     from up_gnnplan import model_format
 
-    proto = onnx.load(str(output))
+    proto = onnx.load(str(exported))
     for entry in proto.metadata_props:
         if entry.key == model_format.PREFIX + "training_record":
             entry.value = json.dumps(record)
@@ -801,6 +897,7 @@ def _amend_metadata(output: Path, record: dict) -> None:
         os.replace(partial, output)
     finally:
         partial.unlink(missing_ok=True)
+    exported.unlink(missing_ok=True)
 
 
 def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
@@ -830,6 +927,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
         **({"refinement": record["refinement"]} if record.get("refinement") else {}),
         "handoff_share": record.get("handoff_share"),
         "handoff_share_why": record.get("handoff_share_why"),
+        **({"search_judge": record["search_judge"]} if record.get("search_judge") else {}),
         "astray_factor": record.get("astray_factor"),
         **({"judge_against_lama": record["judge_against_lama"]} if record.get("judge_against_lama") else {}),
         "judge_plans": run.judge_plans,
