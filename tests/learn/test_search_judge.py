@@ -24,8 +24,10 @@ PLANS = {"a": {"status": "solved", "length": 40}, "b": {"status": "timeout", "le
     ([12, None, None, None], PLANS, (["b", "c"], 1, 1, 3)),  # d not tried by LAMA-first: left out of the comparison
     ([None, 30, None, 25], PLANS, (["a", "c"], 1, 1, 3)),  # b walked: the learned part's already
     (None, PLANS, (["a", "b", "c"], 0, 1, 3)),  # no walks recorded: every problem LAMA-first was tried on
-    ([None, None, None, None], {**PLANS, "b": PLANS["a"], "c": PLANS["a"]}, ([], 0, 3, 3)),  # LAMA-first solved all
+    ([None, 9, None, None], {**PLANS, "b": PLANS["a"], "c": PLANS["a"]}, ([], 1, 3, 3)),  # LAMA-first solved all
     ([None] * 4, {}, ([], 0, 0, 0)),  # LAMA-first tried on none: nothing to compare with
+    ([None] * 4, {**PLANS, "b": {"status": "unavailable", "length": None}}, (["a", "c"], 0, 1, 2)),  # no Fast Downward
+    ([None, None, 30, None], {**PLANS, "b": PLANS["a"]}, (["a", "b"], 1, 2, 3)),  # c walked; a, b to LAMA-first
 ])
 def test_the_search_judge_runs_where_neither_the_walks_nor_lama_first_solved(walks, plans, expected):
     from up_gnnplan.learn.search_judge import to_search

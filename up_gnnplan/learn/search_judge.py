@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import time
 
+# LAMA-first's outcomes on a judge problem that say nothing of it: not run (the stage's time was spent), or Fast
+# Downward missing or failing.
+NOT_TRIED = ("not-tried", "unavailable")
 # The job's start-up (the forkserver's child, the model's session) beyond the solve's own limit, before it is killed.
 JOB_GRACE = 10.0
 
@@ -51,9 +54,11 @@ def to_search(judges: list, walks: list | None, plans: dict) -> tuple[list, int,
     outcomes by name). The walks (``walks``: the greedy judge's steps per judge problem, in order, None where it
     failed; None: not recorded) count for the learned part; those they did not solve are searched. Nothing to
     search where LAMA-first solved every one tried (the learned part cannot solve more)."""
-    tried = [(p, i) for i, p in enumerate(judges) if (plans.get(p.name) or {}).get("status", "not-tried") != "not-tried"]
+    tried = [(p, i) for i, p in enumerate(judges) if (plans.get(p.name) or {}).get("status", "not-tried")
+             not in NOT_TRIED]
     lama = sum(1 for p, _ in tried if plans[p.name].get("length") is not None)
-    if lama >= len(tried):
-        return [], 0, lama, len(tried)
     walked = {p.name for p, i in tried if walks is not None and i < len(walks) and walks[i] is not None}
-    return [p for p, _ in tried if p.name not in walked], len(walked), lama, len(tried)
+    todo = [p for p, _ in tried if p.name not in walked]
+    if lama >= len(tried):  # LAMA-first solved every one: the learned part cannot solve more
+        return [], len(walked), lama, len(tried)
+    return todo, len(walked), lama, len(tried)
