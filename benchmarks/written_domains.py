@@ -15,6 +15,8 @@
   the store areas of depots, each a grid, and move about the grids where nothing stands; goals put each crate in a
   depot. Its types test a reader: ``area`` is a subtype of both ``object`` and ``surface``, and ``in`` takes
   ``(either storearea crate)``.
+- **Tyreworld** (IPC 1998's typed STRIPS): flat wheels are changed for the spares in the boot with the wrench, the
+  jack and the pump (the domain's constants); thirteen action schemas, a jacked-up hub at a time.
 
 Each problem is drawn from ``random.Random(seed)``: a connected road network (a random spanning tree and some
 more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel); Nomystery's
@@ -179,8 +181,73 @@ STORAGE_DOMAIN = """\
     :effect (and (not (at ?h ?from)) (at ?h ?to) (not (clear ?to)))))
 """
 
+TYREWORLD_DOMAIN = """\
+(define (domain tyreworld)
+  (:requirements :strips :typing)
+  (:types obj - object
+          tool wheel nut - obj
+          container hub - object)
+  (:constants wrench jack pump - tool)
+  (:predicates (open ?x - container) (closed ?x - container) (have ?x - obj) (in ?x - obj ?y - container)
+               (loose ?x - nut ?y - hub) (tight ?x - nut ?y - hub) (unlocked ?x - container) (on-ground ?x - hub)
+               (not-on-ground ?x - hub) (inflated ?x - wheel) (not-inflated ?x - wheel) (fastened ?x - hub)
+               (unfastened ?x - hub) (free ?x - hub) (on ?x - wheel ?y - hub) (intact ?x - wheel))
+  (:action open
+    :parameters (?x - container)
+    :precondition (and (unlocked ?x) (closed ?x))
+    :effect (and (open ?x) (not (closed ?x))))
+  (:action close
+    :parameters (?x - container)
+    :precondition (open ?x)
+    :effect (and (closed ?x) (not (open ?x))))
+  (:action fetch
+    :parameters (?x - obj ?y - container)
+    :precondition (and (in ?x ?y) (open ?y))
+    :effect (and (have ?x) (not (in ?x ?y))))
+  (:action put-away
+    :parameters (?x - obj ?y - container)
+    :precondition (and (have ?x) (open ?y))
+    :effect (and (in ?x ?y) (not (have ?x))))
+  (:action loosen
+    :parameters (?x - nut ?y - hub)
+    :precondition (and (have wrench) (tight ?x ?y) (on-ground ?y))
+    :effect (and (loose ?x ?y) (not (tight ?x ?y))))
+  (:action tighten
+    :parameters (?x - nut ?y - hub)
+    :precondition (and (have wrench) (loose ?x ?y) (on-ground ?y))
+    :effect (and (tight ?x ?y) (not (loose ?x ?y))))
+  (:action jack-up
+    :parameters (?y - hub)
+    :precondition (and (on-ground ?y) (have jack))
+    :effect (and (not-on-ground ?y) (not (on-ground ?y)) (not (have jack))))
+  (:action jack-down
+    :parameters (?x - hub)
+    :precondition (not-on-ground ?x)
+    :effect (and (on-ground ?x) (have jack) (not (not-on-ground ?x))))
+  (:action undo
+    :parameters (?x - nut ?y - hub)
+    :precondition (and (not-on-ground ?y) (fastened ?y) (have wrench) (loose ?x ?y))
+    :effect (and (have ?x) (unfastened ?y) (not (fastened ?y)) (not (loose ?x ?y))))
+  (:action do-up
+    :parameters (?x - nut ?y - hub)
+    :precondition (and (have wrench) (unfastened ?y) (not-on-ground ?y) (have ?x))
+    :effect (and (loose ?x ?y) (fastened ?y) (not (unfastened ?y)) (not (have ?x))))
+  (:action remove-wheel
+    :parameters (?x - wheel ?y - hub)
+    :precondition (and (not-on-ground ?y) (on ?x ?y) (unfastened ?y))
+    :effect (and (have ?x) (free ?y) (not (on ?x ?y))))
+  (:action put-on-wheel
+    :parameters (?x - wheel ?y - hub)
+    :precondition (and (have ?x) (free ?y) (unfastened ?y) (not-on-ground ?y))
+    :effect (and (on ?x ?y) (not (have ?x)) (not (free ?y))))
+  (:action inflate
+    :parameters (?x - wheel)
+    :precondition (and (have pump) (not-inflated ?x) (intact ?x))
+    :effect (and (inflated ?x) (not (not-inflated ?x)))))
+"""
+
 DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN, "nomystery": NOMYSTERY_DOMAIN,
-           "parking": PARKING_DOMAIN, "storage": STORAGE_DOMAIN}
+           "parking": PARKING_DOMAIN, "storage": STORAGE_DOMAIN, "tyreworld": TYREWORLD_DOMAIN}
 # (drivers, trucks, packages, road locations) and (aircraft, people, cities): 20 training problems of 9-32 objects,
 # 10 test problems of 54-147 objects (2-5 times the largest training problem's).
 SIZES = {
@@ -223,6 +290,13 @@ SIZES = {
         # first model, of ``train`` alone (one or two depots), carried crates into the wrong depot on ``test``
         "more": [(2, 1, 2, 2, 2), (2, 2, 2, 2, 2), (3, 1, 2, 3, 2), (3, 1, 2, 3, 3), (2, 2, 2, 3, 3),
                  (3, 1, 3, 4, 2), (3, 2, 2, 4, 3), (2, 2, 3, 4, 3), (3, 2, 2, 5, 2), (3, 1, 3, 5, 3)],
+    },
+    # (hubs, flat tyres among them): 20 training problems of 8-32 objects (1-7 hubs; the three tools are the
+    # domain's constants), 10 test ones of 59-152 (15-38 hubs, 1.8-4.8x)
+    "tyreworld": {
+        "train": [(1, 1), (2, 1), (2, 2), (3, 1), (3, 2), (3, 3), (4, 2), (4, 3), (4, 4), (5, 2), (5, 3), (5, 4),
+                  (5, 5), (6, 3), (6, 4), (6, 5), (6, 6), (7, 4), (7, 6), (7, 7)],
+        "test": [(15, 10), (16, 12), (18, 14), (20, 16), (22, 18), (25, 20), (28, 24), (31, 26), (34, 30), (38, 34)],
     },
 }
 FUEL_LEVELS = 7
@@ -371,8 +445,30 @@ def storage_problem(name: str, depots: int, rows: int, columns: int, crates: int
     return problem_text(name, "storage", objects, init, goal, object_lines=True)
 
 
+def tyreworld_problem(name: str, hubs: int, flats: int, seed: int) -> str:
+    """``hubs`` hubs, each with its wheel on and its nut tight; ``flats`` of them (drawn) have a flat wheel, for
+    which an intact, not inflated spare lies in the boot with the tools. The boot is closed or open (drawn). Goal:
+    each flat wheel replaced by its spare, inflated and tight, the flat wheels, the tools in the boot, the boot closed."""
+    rng = random.Random(seed)
+    flat = sorted(rng.sample(range(hubs), flats))
+    init = ["(unlocked boot)", "(open boot)" if rng.random() < 0.5 else "(closed boot)"]
+    init += ["(in jack boot)", "(in pump boot)", "(in wrench boot)"]
+    goal = ["(in jack boot)", "(in pump boot)", "(in wrench boot)", "(closed boot)"]
+    for h in range(hubs):
+        init += [f"(on w{h} h{h})", f"(on-ground h{h})", f"(tight n{h} h{h})", f"(fastened h{h})"]
+        if h in flat:
+            init += [f"(in r{h} boot)", f"(intact r{h})", f"(not-inflated r{h})"]
+            goal += [f"(on r{h} h{h})", f"(inflated r{h})", f"(tight n{h} h{h})", f"(in w{h} boot)"]
+        else:
+            init += [f"(intact w{h})", f"(inflated w{h})"]
+    wheels = [f"w{h}" for h in range(hubs)] + [f"r{h}" for h in flat]
+    objects = [f"{' '.join(wheels)} - wheel", f"{' '.join(f'n{h}' for h in range(hubs))} - nut",
+               f"{' '.join(f'h{h}' for h in range(hubs))} - hub", "boot - container"]
+    return problem_text(name, "tyreworld", objects, init, goal, object_lines=True)
+
+
 WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "nomystery": nomystery_problem,
-           "parking": parking_problem, "storage": storage_problem}
+           "parking": parking_problem, "storage": storage_problem, "tyreworld": tyreworld_problem}
 
 
 # The first seed of each split (the others 100), and the prefix of its problems' names (the others "p").
