@@ -804,8 +804,8 @@ def _search_judge_stage(domain: Path, model: Path, options, record: dict, judges
             say(f"  {outcome.key}: " + (f"a plan of {result['length']} steps in {result['seconds']:.1f} s (by "
                                         f"{result.get('found_by')})" if result["solved"] else
                                         f"no plan ({result.get('status')}) in {result['seconds']:.1f} s"))
-            if learned + left <= lama:
-                break  # it cannot solve more than LAMA-first did
+            if learned + left <= lama or clock.left() - export_reserve(clock.budget) < seconds:
+                break  # it cannot solve more than LAMA-first did, or the budget has no room for another
     record["search_judge"] = {"seconds": round(seconds, 1), "tried": tried, "learned": learned, "lama": lama,
                               "problems": found}
 
