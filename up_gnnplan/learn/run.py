@@ -244,7 +244,7 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     candidate = work / CANDIDATE_FILE  # the model as mode auto runs it, but for the share the search judge may set
     with clock.stage("export"):
         _export(model, encoding, config, record, data.domain, candidate, work / GRAPH_FILE)
-    if _lowered_share(record, judges) and _to_search(record, judges, run.judge_plans):
+    if _lowered_share(record, judges) and _lama_failed(judges, run.judge_plans):
         with clock.stage("search-judge"):
             _search_judge_stage(domain, candidate, options, record, judges, run.judge_plans, clock, say)
     _choose_handoff_share(record, judges)
@@ -731,11 +731,12 @@ def _greedy_share(record: dict, judges: list) -> tuple[float | None, str | None]
                    else f"its greedy policy solved {solved} of its {len(judges)} judge problems")
 
 
-def _to_search(record: dict, judges: list, plans: dict | None) -> list:
-    """The judge problems the search judge runs on (:func:`~up_gnnplan.learn.search_judge.to_search`)."""
+def _lama_failed(judges: list, plans: dict | None) -> bool:
+    """Whether LAMA-first left a judge problem it was tried on unsolved: the learned part may have solved more."""
     from up_gnnplan.learn.search_judge import to_search
 
-    return to_search(judges, (record.get("policy_validation") or {}).get("walks"), plans or {})[0]
+    _, _, lama, tried = to_search(judges, None, plans or {})
+    return lama < tried
 
 
 def _lowered_share(record: dict, judges: list) -> bool:
@@ -756,10 +757,11 @@ def _choose_handoff_share(record: dict, judges: list) -> None:
     searched = record.get("search_judge")
     if searched and searched["learned"] > searched["lama"]:
         record["handoff_share"] = HANDOFF_SHARE
+        how = f", in {searched['seconds']:g} s each" if searched["problems"] else " (by the walks alone)"
         record["handoff_share_why"] = (
             f"its learned part (the policy, then the search) solved {searched['learned']} of the {searched['tried']} "
-            f"judge problems LAMA-first was tried on, LAMA-first {searched['lama']}, in {searched['seconds']:g} s "
-            f"each (by the greedy judge alone: {share:.0%}, as {why})")
+            f"judge problems LAMA-first was tried on, LAMA-first {searched['lama']}{how} (by the greedy judge "
+            f"alone: {share:.0%}, as {why})")
         return
     record["handoff_share"], record["handoff_share_why"] = share, why
 
@@ -781,7 +783,12 @@ def _search_judge_stage(domain: Path, model: Path, options, record: dict, judges
 
     walks = (record.get("policy_validation") or {}).get("walks")
     todo, learned, lama, tried = to_search(judges, walks, plans or {})
-    if not todo:
+    if lama >= tried:
+        return
+    if not todo:  # the walks alone solved more of them than LAMA-first
+        say(f"search judge: the greedy walks solved {learned} of the {tried} judge problem(s) LAMA-first was tried on, "
+            f"LAMA-first {lama}: nothing to search")
+        record["search_judge"] = {"seconds": 0.0, "tried": tried, "learned": learned, "lama": lama, "problems": {}}
         return
     seconds = min(JUDGE_PLAN_SECONDS, (clock.left() - export_reserve(clock.budget) - START) / len(todo))
     if seconds < MIN_SEARCH_JUDGE_SECONDS:

@@ -53,12 +53,13 @@ def to_search(judges: list, walks: list | None, plans: dict) -> tuple[list, int,
     problems compared) over the judge problems LAMA-first was tried on (``plans``: the ``judge-plans`` stage's
     outcomes by name). The walks (``walks``: the greedy judge's steps per judge problem, in order, None where it
     failed; None: not recorded) count for the learned part; those they did not solve are searched. Nothing to
-    search where LAMA-first solved every one tried (the learned part cannot solve more)."""
+    search where LAMA-first solved every one tried (the learned part cannot solve more), nor where the walks solved
+    more of them than LAMA-first (the comparison is decided)."""
     tried = [(p, i) for i, p in enumerate(judges) if (plans.get(p.name) or {}).get("status", "not-tried")
              not in NOT_TRIED]
     lama = sum(1 for p, _ in tried if plans[p.name].get("length") is not None)
     walked = {p.name for p, i in tried if walks is not None and i < len(walks) and walks[i] is not None}
     todo = [p for p, _ in tried if p.name not in walked]
-    if lama >= len(tried):  # LAMA-first solved every one: the learned part cannot solve more
+    if lama >= len(tried) or len(walked) > lama:  # the learned part cannot solve more, or the walks did already
         return [], len(walked), lama, len(tried)
     return todo, len(walked), lama, len(tried)
