@@ -115,7 +115,7 @@ NEWSPAPERS_SCALED = (100, 150, 200, 300, 400)
 # seen by `learn` then: 20 training problems of 9-32 objects, 10 test ones of 54-147; Nomystery (IPC 2011, dead ends
 # where fuel is wasted), 2026-12-01: 11-35 and 63-156; Parking (IPC 2008, action costs), 2026-12-02: 7-28 and 31-58;
 # Storage (IPC 2006, a type under two supertypes, `either` parameters), 2026-12-02: 8-31 and 38-106.
-WRITTEN = ("driverlog", "zenotravel", "nomystery", "parking", "storage", "tyreworld")
+WRITTEN = ("driverlog", "zenotravel", "nomystery", "parking", "storage", "tyreworld", "tpp")
 DOMAINS = IPC + PRACTICE + tuple(UNSEEN) + CLASSIC + ADL + PDDLGYM + WRITTEN
 GOOSE_ENGINE = "benchmarks.goose.engine"
 

@@ -17,6 +17,8 @@
   ``(either storearea crate)``.
 - **Tyreworld** (IPC 1998's typed STRIPS): flat wheels are changed for the spares in the boot with the wrench, the
   jack and the pump (the domain's constants); thirteen action schemas, a jacked-up hub at a time.
+- **TPP** (IPC 2006, STRIPS): trucks buy goods at markets, load them and unload them at the depot; the amounts on
+  sale, ready to load, loaded and stored are level objects (``(next l0 l1)``); goals store each goods' demand.
 
 Each problem is drawn from ``random.Random(seed)``: a connected road network (a random spanning tree and some
 more links), a walking path node on every tree link (DriverLog), seven fuel levels (Zenotravel); Nomystery's
@@ -246,8 +248,38 @@ TYREWORLD_DOMAIN = """\
     :effect (and (inflated ?x) (not (not-inflated ?x)))))
 """
 
+TPP_DOMAIN = """\
+(define (domain tpp)
+  (:requirements :strips :typing)
+  (:types place locatable level - object
+          depot market - place
+          truck goods - locatable)
+  (:predicates (loaded ?g - goods ?t - truck ?l - level) (ready-to-load ?g - goods ?m - market ?l - level)
+               (stored ?g - goods ?l - level) (on-sale ?g - goods ?m - market ?l - level) (next ?l1 ?l2 - level)
+               (at ?t - truck ?p - place) (connected ?p1 ?p2 - place))
+  (:action drive
+    :parameters (?t - truck ?from ?to - place)
+    :precondition (and (at ?t ?from) (connected ?from ?to))
+    :effect (and (not (at ?t ?from)) (at ?t ?to)))
+  (:action buy
+    :parameters (?t - truck ?g - goods ?m - market ?o1 ?o0 ?r0 ?r1 - level)
+    :precondition (and (at ?t ?m) (on-sale ?g ?m ?o1) (next ?o0 ?o1) (ready-to-load ?g ?m ?r0) (next ?r0 ?r1))
+    :effect (and (on-sale ?g ?m ?o0) (not (on-sale ?g ?m ?o1)) (ready-to-load ?g ?m ?r1)
+                 (not (ready-to-load ?g ?m ?r0))))
+  (:action load
+    :parameters (?g - goods ?t - truck ?m - market ?r1 ?r0 ?c0 ?c1 - level)
+    :precondition (and (at ?t ?m) (ready-to-load ?g ?m ?r1) (next ?r0 ?r1) (loaded ?g ?t ?c0) (next ?c0 ?c1))
+    :effect (and (ready-to-load ?g ?m ?r0) (not (ready-to-load ?g ?m ?r1)) (loaded ?g ?t ?c1)
+                 (not (loaded ?g ?t ?c0))))
+  (:action unload
+    :parameters (?g - goods ?t - truck ?d - depot ?c1 ?c0 ?s0 ?s1 - level)
+    :precondition (and (at ?t ?d) (loaded ?g ?t ?c1) (next ?c0 ?c1) (stored ?g ?s0) (next ?s0 ?s1))
+    :effect (and (loaded ?g ?t ?c0) (not (loaded ?g ?t ?c1)) (stored ?g ?s1) (not (stored ?g ?s0)))))
+"""
+
 DOMAINS = {"driverlog": DRIVERLOG_DOMAIN, "zenotravel": ZENOTRAVEL_DOMAIN, "nomystery": NOMYSTERY_DOMAIN,
-           "parking": PARKING_DOMAIN, "storage": STORAGE_DOMAIN, "tyreworld": TYREWORLD_DOMAIN}
+           "parking": PARKING_DOMAIN, "storage": STORAGE_DOMAIN, "tyreworld": TYREWORLD_DOMAIN,
+           "tpp": TPP_DOMAIN}
 # (drivers, trucks, packages, road locations) and (aircraft, people, cities): 20 training problems of 9-32 objects,
 # 10 test problems of 54-147 objects (2-5 times the largest training problem's).
 SIZES = {
@@ -297,6 +329,15 @@ SIZES = {
         "train": [(1, 1), (2, 1), (2, 2), (3, 1), (3, 2), (3, 3), (4, 2), (4, 3), (4, 4), (5, 2), (5, 3), (5, 4),
                   (5, 5), (6, 3), (6, 4), (6, 5), (6, 6), (7, 4), (7, 6), (7, 7)],
         "test": [(15, 10), (16, 12), (18, 14), (20, 16), (22, 18), (25, 20), (28, 24), (31, 26), (34, 30), (38, 34)],
+    },
+    # (goods, markets, trucks, levels above 0): 20 training problems of 6-23 objects, 10 test ones of 43-86 (1.9-3.7x;
+    # a truck, goods and market make (levels)^2 ground buy and load actions each)
+    "tpp": {
+        "train": [(1, 1, 1, 1), (1, 1, 1, 2), (2, 1, 1, 2), (1, 2, 1, 2), (2, 2, 1, 2), (2, 2, 1, 3), (3, 2, 1, 2),
+                  (2, 3, 1, 3), (3, 2, 2, 3), (3, 3, 1, 3), (4, 2, 1, 3), (3, 3, 2, 4), (4, 3, 1, 4), (4, 3, 2, 4),
+                  (5, 3, 1, 4), (5, 4, 2, 4), (6, 4, 1, 5), (6, 4, 2, 5), (7, 5, 2, 5), (8, 5, 2, 6)],
+        "test": [(20, 12, 3, 6), (22, 13, 3, 6), (24, 14, 3, 7), (26, 15, 3, 7), (28, 16, 4, 7), (30, 18, 4, 8),
+                 (33, 19, 4, 8), (36, 20, 4, 8), (40, 22, 5, 9), (45, 25, 5, 9)],
     },
 }
 FUEL_LEVELS = 7
@@ -467,8 +508,39 @@ def tyreworld_problem(name: str, hubs: int, flats: int, seed: int) -> str:
     return problem_text(name, "tyreworld", objects, init, goal, object_lines=True)
 
 
+def tpp_problem(name: str, goods: int, markets: int, trucks: int, levels: int, seed: int) -> str:
+    """Trucks start at the depot; each goods' demand (1 to ``levels`` units) is on sale at one to three markets, in
+    all at least as much as the demand; a connected road network of the depot and the markets. Goal: each goods'
+    demand stored at the depot."""
+    rng = random.Random(seed)
+    places = ["depot0"] + [f"market{m}" for m in range(markets)]
+    tree, extra = _roads(rng, len(places))
+    init = [f"(next level{k} level{k + 1})" for k in range(levels)]
+    for a, b in tree + extra:
+        init += [f"(connected {places[a]} {places[b]})", f"(connected {places[b]} {places[a]})"]
+    init += [f"(at truck{t} depot0)" for t in range(trucks)]
+    goal = []
+    for g in range(goods):
+        demand = rng.randint(1, levels)
+        sellers = rng.sample(range(markets), min(markets, rng.randint(1, 3)))
+        supply = {m: rng.randint(1, levels) for m in sellers}
+        while sum(supply.values()) < demand:  # at least the demand on sale in all
+            m = rng.choice(sellers)
+            supply[m] = min(levels, supply[m] + 1)
+        init.append(f"(stored goods{g} level0)")
+        init += [f"(loaded goods{g} truck{t} level0)" for t in range(trucks)]
+        init += [f"(ready-to-load goods{g} market{m} level0)" for m in range(markets)]
+        init += [f"(on-sale goods{g} market{m} level{supply.get(m, 0)})" for m in range(markets)]
+        goal.append(f"(stored goods{g} level{demand})")
+    objects = ["depot0 - depot", f"{' '.join(places[1:])} - market", f"{' '.join(f'truck{t}' for t in range(trucks))} - truck",
+               f"{' '.join(f'goods{g}' for g in range(goods))} - goods",
+               f"{' '.join(f'level{k}' for k in range(levels + 1))} - level"]
+    return problem_text(name, "tpp", objects, init, goal, object_lines=True)
+
+
 WRITERS = {"driverlog": driverlog_problem, "zenotravel": zenotravel_problem, "nomystery": nomystery_problem,
-           "parking": parking_problem, "storage": storage_problem, "tyreworld": tyreworld_problem}
+           "parking": parking_problem, "storage": storage_problem, "tyreworld": tyreworld_problem,
+           "tpp": tpp_problem}
 
 
 # The first seed of each split (the others 100), and the prefix of its problems' names (the others "p").
