@@ -1,7 +1,8 @@
 """``gnnplan learn``: one budget from PDDL files to an ONNX model, as named, timed stages.
 
-    checking  ─► labelling ─► judge-plans ─► training (judged) ─► export ──► search-judge
-    (inputs)     (labels)     (LAMA-first)    (recipe, loop)       (exporters)  (search_judge: the share)
+    checking  ─► labelling ─► judge-plans ─► training (judged) ─► export ──► frontier-judge ─► search-judge
+    (inputs)     (labels)     (LAMA-first)    (recipe, loop)       (exporters)  (among close     (search_judge:
+                                                                                 epochs)          the share)
 
 The budget (``minutes``) counts from the command's start, over every session of the run, and
 covers all stages: labelling gets at most :data:`LABEL_SHARE` of it (what it leaves flows to
@@ -232,9 +233,10 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
                          f"{LABEL_SHARE:.0%} of --timeout for labelling); give a longer --timeout or smaller problems"
                          + ("" if options.labels != "optimal" else
                             ", or label them by LAMA-first's plans: --labels auto"))
+    frontier = _frontier(train_problems, run, judges)
     with clock.stage("training"):
-        model, encoding, config, record, data, tasks = _train_stage(domain, options, say, run, work, clock, labelled,
-                                                                    judges)
+        model, encoding, config, record, data, tasks, candidates = _train_stage(domain, options, say, run, work, clock,
+                                                                                labelled, judges, frontier)
     if tasks and "policy_validation" in record and "value" in getattr(model, "outputs", ()):
         with clock.stage("choosing"):
             _choose_first_policy(model, encoding, config, record, tasks, clock, say, work,
@@ -244,6 +246,10 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     candidate = work / CANDIDATE_FILE  # the model as mode auto runs it, but for the share the search judge may set
     with clock.stage("export"):
         _export(model, encoding, config, record, data.domain, candidate, work / GRAPH_FILE)
+    if candidates is not None and frontier and _lowered_share(record, judges):
+        with clock.stage("frontier-judge"):
+            _frontier_stage(domain, model, encoding, config, record, data.domain, candidates, frontier, options,
+                            clock, say, work, search_judge_reserve(clock.budget, judges, run.judge_plans))
     if _lowered_share(record, judges) and _lama_failed(judges, run.judge_plans):
         with clock.stage("search-judge"):
             _search_judge_stage(domain, candidate, options, record, judges, run.judge_plans, clock, say)
@@ -408,12 +414,23 @@ def _duration(seconds: float) -> str:
 
 # -- training ----------------------------------------------------------------------------------
 
-def _train_stage(domain, options, say, run, work, clock, labelled, judges):
+def _frontier(train_problems: list, run: _Run, judges: list) -> list:
+    """The frontier problems of the frontier judge (:func:`~up_gnnplan.learn.frontier_judge.frontier_problems`) where
+    it may run: where LAMA-first failed a judge problem (the search judge's condition); else none."""
+    from up_gnnplan.learn.frontier_judge import frontier_problems
+
+    return frontier_problems(train_problems, run.labels, judges) if _lama_failed(judges, run.judge_plans) else []
+
+
+def _train_stage(domain, options, say, run, work, clock, labelled, judges, frontier=()):
     from up_gnnplan.datasets.store import Dataset
+    from up_gnnplan.learn.frontier_judge import CANDIDATES
+    from up_gnnplan.learn.frontier_judge import reserve as frontier_reserve
     from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, error_name, held_out
     from up_gnnplan.problems import load_task
     from up_gnnplan.training.devices import resolve_device
     from up_gnnplan.training.loop import train
+    from up_gnnplan.training.run import Candidates
 
     tasks = [load_task(domain, p.path) for p in judges]
     state_path = work / "train.safetensors"
@@ -424,7 +441,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
 
     def training_left() -> float:
         return (clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
-                - search_judge_reserve(clock.budget, judges, run.judge_plans))
+                - search_judge_reserve(clock.budget, judges, run.judge_plans)
+                - frontier_reserve(clock.budget, len(frontier)))
 
     seconds = training_left()
     # A continued run whose training had begun ends it in the time left, however short (the chosen epoch is in its
@@ -481,10 +499,12 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
         f"at most {config.policy_steps} steps each), then by {checked_on}"
         + (f"; then refined on the optimal labels alone of {len(recipe.refine)} problem(s) for the last "
            f"{_duration(refining)}" if refining else ""))
+    candidates = Candidates(CANDIDATES) if frontier and tasks else None  # for the frontier judge
     try:
         model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left), validation=validation,
                                         validation_tasks=tasks or None, state_path=state_path,
-                                        started=time.perf_counter(), judge_graph=_judge_graph(work))
+                                        started=time.perf_counter(), judge_graph=_judge_graph(work),
+                                        candidates=candidates)
     except TimeLimitReached:  # the time ran out before the first epoch (a machine busier than the estimate)
         raise LearnError(f"--timeout {clock.budget:g} s left {seconds:.1f} s for training, which building the model "
                          "took before its first epoch: too little to train at all; give a longer --timeout (the "
@@ -492,14 +512,17 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges):
     judged = record.get("policy_validation") or {}
     if refining and judged.get("solved", 0) < len(tasks):
         model, encoding, record = _train_on(model, encoding, record, data, config, validation, tasks, state_path, say,
-                                            clock, error, training_left)
+                                            clock, error, training_left, candidates)
     elif refining:
         model, config, record = _refine(model, config, record, recipe, labels, validation, tasks, work, clock, say,
                                         training_left)
-    return model, encoding, config, record, data, tasks
+        if (record.get("refinement") or {}).get("kept") == "refined":
+            candidates = None  # the epochs kept are of the training before the refinement
+    return model, encoding, config, record, data, tasks, candidates
 
 
-def _train_on(model, encoding, record, data, config, validation, tasks, state_path, say, clock, error, training_left):
+def _train_on(model, encoding, record, data, config, validation, tasks, state_path, say, clock, error, training_left,
+              candidates=None):
     """Go on training on all labels through the refinement's time, where the chosen epoch's greedy policy (of
     ``model``) did not solve every judge problem; return (model, encoding, record), the record saying why there was
     no refinement.
@@ -518,7 +541,8 @@ def _train_on(model, encoding, record, data, config, validation, tasks, state_pa
         config.max_seconds = _trained_seconds(state_path) + left
         model, encoding, record = train(data, config, _epoch_lines(say, clock, error, training_left),
                                         validation=validation, validation_tasks=tasks, state_path=state_path,
-                                        started=time.perf_counter(), judge_graph=_judge_graph(state_path.parent))
+                                        started=time.perf_counter(), judge_graph=_judge_graph(state_path.parent),
+                                        candidates=candidates)
     record["refinement"] = {"kept": "all labels", "all_labels": chosen,
                             "why": f"not refined: the model of all labels solved {chosen['solved']} of {len(tasks)} "
                                    f"judge problems with epoch {chosen['epoch']} of {chosen['epochs']}"}
@@ -775,11 +799,8 @@ def _search_judge_stage(domain: Path, model: Path, options, record: dict, judges
     once the learned part can no longer solve more of them than LAMA-first did."""
     from contextlib import closing
 
-    from up_gnnplan.datasets.build import PRELOAD
-    from up_gnnplan.executors import Job, make_executor
     from up_gnnplan.learn.recipe import JUDGE_PLAN_SECONDS
     from up_gnnplan.learn.search_judge import JOB_GRACE as START, to_search
-    from up_gnnplan.limits import address_space_for
 
     walks = (record.get("policy_validation") or {}).get("walks")
     todo, learned, lama, tried = to_search(judges, walks, plans or {})
@@ -797,24 +818,115 @@ def _search_judge_stage(domain: Path, model: Path, options, record: dict, judges
     say(f"search judge: mode auto's learned part (the policy, then the search; no hand-off) on the {len(todo)} judge "
         f"problem(s) the greedy walks did not solve, {seconds:.0f} s each, against LAMA-first's {lama} of {tried}")
     found = {}
-    executor = make_executor("local", 1)
-    with executor, closing(executor.run(
-            [Job(p.name, "up_gnnplan.learn.search_judge:search_one",
-                 (str(domain.resolve()), str(p.path.resolve()), str(model.resolve()), seconds, options.memory_mb),
-                 seconds + START, address_space_for(options.memory_mb)) for p in todo],
-            PRELOAD + ["up_gnnplan.learn.search_judge"])) as outcomes:
-        for left, outcome in zip(range(len(todo) - 1, -1, -1), outcomes):
-            result = outcome.value if outcome.status == "ok" else {"solved": False, "status": outcome.status,
-                                                                   "seconds": round(outcome.wall, 1)}
-            found[outcome.key] = result
+    with closing(_searches(domain, model, todo, seconds, options)) as outcomes:
+        for left, (name, result) in zip(range(len(todo) - 1, -1, -1), outcomes):
+            found[name] = result
             learned += bool(result["solved"])
-            say(f"  {outcome.key}: " + (f"a plan of {result['length']} steps in {result['seconds']:.1f} s (by "
-                                        f"{result.get('found_by')})" if result["solved"] else
-                                        f"no plan ({result.get('status')}) in {result['seconds']:.1f} s"))
+            say(f"  {name}: {_searched(result)}")
             if learned + left <= lama or clock.left() - export_reserve(clock.budget) < seconds:
                 break  # it cannot solve more than LAMA-first did, or the budget has no room for another
     record["search_judge"] = {"seconds": round(seconds, 1), "tried": tried, "learned": learned, "lama": lama,
                               "problems": found}
+
+
+def _searches(domain: Path, model: Path, problems: list, seconds: float, options):
+    """Yield (name, outcome) of mode auto's learned part with ``model`` on each of ``problems`` in turn
+    (:func:`~up_gnnplan.learn.search_judge.search_one`), each in its own process under the run's memory limit; a job
+    that failed gives ``solved`` False and its status. Closing the generator stops the jobs not yet run."""
+    from contextlib import closing
+
+    from up_gnnplan.datasets.build import PRELOAD
+    from up_gnnplan.executors import Job, make_executor
+    from up_gnnplan.learn.search_judge import JOB_GRACE, search_one
+    from up_gnnplan.limits import address_space_for
+
+    executor = make_executor("local", 1)
+    with executor, closing(executor.run(
+            [Job(p.name, f"{search_one.__module__}:{search_one.__name__}",
+                 (str(domain.resolve()), str(p.path.resolve()), str(model.resolve()), seconds, options.memory_mb),
+                 seconds + JOB_GRACE, address_space_for(options.memory_mb)) for p in problems],
+            PRELOAD + [search_one.__module__])) as outcomes:
+        for outcome in outcomes:
+            yield outcome.key, (outcome.value if outcome.status == "ok" else
+                                {"solved": False, "status": outcome.status, "seconds": round(outcome.wall, 1)})
+
+
+def _searched(result: dict) -> str:
+    """One search's outcome (:func:`_searches`) in words."""
+    if result["solved"]:
+        return f"a plan of {result['length']} steps in {result['seconds']:.1f} s (by {result.get('found_by')})"
+    return f"no plan ({result.get('status')}) in {result['seconds']:.1f} s"
+
+
+def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_name: str, candidates, frontier: list,
+                    options, clock, say, work: Path, kept: float = 0.0) -> None:
+    """Run mode auto's learned part of the chosen epoch, then of the other epochs in ``candidates`` that solved as
+    many judge problems, on the ``frontier`` problems (:mod:`~up_gnnplan.learn.frontier_judge`), each in its own
+    process, and keep the epoch that solves the most of them (the chosen one on a tie): its weights go into ``model``
+    and its file to the run folder's candidate, and ``record`` says which epoch and why (``record["frontier_judge"]``).
+    ``kept``: seconds to leave for the stages after it (the search judge's)."""
+    from contextlib import closing
+
+    from up_gnnplan.learn.frontier_judge import better, hopeless, seconds_each
+
+    chosen_epoch = record.get("best_epoch")
+    solved = (record.get("policy_validation") or {}).get("solved")
+    by_epoch = {c.epoch: (c, walks) for _, c, walks in candidates.kept}
+    others = [e for e in candidates.epochs() if e != chosen_epoch and -by_epoch[e][0].score[0] == solved]
+    if chosen_epoch not in by_epoch or not others:
+        return
+    order = [chosen_epoch] + others
+    seconds = seconds_each(clock.left() - export_reserve(clock.budget) - kept, len(order), len(frontier))
+    names = ", ".join(p.name for p in frontier)
+    if not seconds:
+        say(f"frontier judge: not run (too little time left for {len(order)} epochs on {len(frontier)} problems)")
+        return
+    say(f"frontier judge: the learned part (the policy, then the search; no hand-off) of epochs "
+        f"{', '.join(map(str, order))} (the chosen one first; each solved {solved} judge problem(s) by its walks) on "
+        f"{len(frontier)} training problem(s) the labelling did not reach ({names}), {seconds:.0f} s each; "
+        "another epoch is kept where it solves more")
+    results, best = [], None
+    for epoch in order:
+        path = work / CANDIDATE_FILE if epoch == chosen_epoch else work / f"epoch-{epoch}.onnx"
+        if epoch != chosen_epoch:
+            model.load_state_dict(by_epoch[epoch][0].weights)
+            _export(model, encoding, config, record, domain_name, path, work / GRAPH_FILE)
+        found = {"epoch": epoch, "solved": 0, "problems": {}}
+        with closing(_searches(domain, path, frontier, seconds, options)) as outcomes:
+            for left, (name, result) in zip(range(len(frontier) - 1, -1, -1), outcomes):
+                found["problems"][name] = result
+                found["solved"] += bool(result["solved"])
+                if hopeless(found, best, left) or clock.left() - export_reserve(clock.budget) - kept < seconds:
+                    break
+        results.append(found)
+        say(f"  epoch {epoch}: {found['solved']} of {len(found['problems'])} solved ("
+            + "; ".join(f"{n}: {_searched(r)}" for n, r in found["problems"].items()) + ")")
+        if best is None or better(found, best):
+            if best is not None and best["epoch"] != chosen_epoch:
+                (work / f"epoch-{best['epoch']}.onnx").unlink(missing_ok=True)
+            best = found
+        elif epoch != chosen_epoch:
+            path.unlink(missing_ok=True)
+        if clock.left() - export_reserve(clock.budget) - kept < seconds * len(frontier) / 2:
+            break  # no room for another epoch's runs
+    model.load_state_dict(by_epoch[best["epoch"]][0].weights)
+    record["frontier_judge"] = {"problems": [p.name for p in frontier], "seconds": round(seconds, 1),
+                                "epochs": results, "chosen": best["epoch"], "greedy_choice": chosen_epoch}
+    if best["epoch"] == chosen_epoch:
+        say(f"  the chosen epoch {chosen_epoch} stays")
+        return
+    os.replace(work / f"epoch-{best['epoch']}.onnx", work / CANDIDATE_FILE)
+    candidate, walks = by_epoch[best["epoch"]]
+    record["best_epoch"] = best["epoch"]
+    judged = record["policy_validation"]
+    judged["steps"] = int(candidate.score[1])
+    if walks is not None:
+        judged["walks"] = walks
+    record["frontier_judge"]["why"] = (
+        f"epoch {best['epoch']} solved {best['solved']} of the {len(frontier)} frontier problems, the greedy judge's "
+        f"epoch {chosen_epoch} {results[0]['solved']}; the record's other figures are of epoch {chosen_epoch}")
+    say(f"  epoch {best['epoch']} is kept instead of epoch {chosen_epoch}: {best['solved']} against "
+        f"{results[0]['solved']} of the frontier problems")
 
 
 def _choose_astray_factor(record: dict, judges: list) -> None:
@@ -935,6 +1047,7 @@ def _summary(options, run, clock, checked, labelled, judges, record) -> dict:
         "handoff_share": record.get("handoff_share"),
         "handoff_share_why": record.get("handoff_share_why"),
         **({"search_judge": record["search_judge"]} if record.get("search_judge") else {}),
+        **({"frontier_judge": record["frontier_judge"]} if record.get("frontier_judge") else {}),
         "astray_factor": record.get("astray_factor"),
         **({"judge_against_lama": record["judge_against_lama"]} if record.get("judge_against_lama") else {}),
         "judge_plans": run.judge_plans,

@@ -49,7 +49,7 @@ def seed_everything(seed: int, threads: int) -> None:
 
 def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=None, validation_tasks=None,
           state_path=None, snapshot_minutes=(), on_snapshot=None, started: float | None = None, initial_weights=None,
-          judge_graph=None):
+          judge_graph=None, candidates=None):
     """Train a value function on ``dataset``; return (model, encoding, record).
 
     With a ``validation`` dataset (same domain; typically larger instances labelled along
@@ -90,6 +90,9 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
     ``initial_weights``: a state dict of a model of the same configuration to start from (a model trained on other
     labels of the domain, refined here) instead of random weights; a run continued from ``state_path`` has its own.
 
+    ``candidates``: a :class:`~up_gnnplan.training.run.Candidates` that is offered every epoch (its weights, as
+    chosen, and its judge's walks), by the same comparison as the run's choice (rank 0 only).
+
     ``judge_graph``: an ONNX file exported from an untrained model of ``config`` (``gnnplan learn``'s graph file); the
     judge's greedy policy then runs in onnxruntime on the epoch's weights put into it, 3-4x faster than in torch
     (:mod:`up_gnnplan.training.judge_runtime`); the record's ``judge_runtime`` says which ran.
@@ -105,7 +108,7 @@ def train(dataset, config: TrainConfig | None = None, on_epoch=None, validation=
         raise ValueError(f"--batch-size {config.batch_size} leaves some of the {group.world_size} processes without states")
     with group.joined(device):
         return _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path,
-                      sorted(set(snapshot_minutes)), on_snapshot, started, initial_weights, judge_graph)
+                      sorted(set(snapshot_minutes)), on_snapshot, started, initial_weights, judge_graph, candidates)
 
 
 def make_objective(config, dataset):
@@ -136,7 +139,7 @@ def _judged(score: tuple, run, validation_tasks) -> dict | None:
 
 
 def _train(dataset, config, on_epoch, validation, validation_tasks, group, state_path, snapshot_minutes, on_snapshot,
-           started=None, initial_weights=None, judge_graph=None):
+           started=None, initial_weights=None, judge_graph=None, candidates=None):
     """Do :func:`train`'s work as one process of ``group``, on its device."""
     import torch
 
@@ -234,8 +237,12 @@ def _train(dataset, config, on_epoch, validation, validation_tasks, group, state
         row = [epoch, round(time.perf_counter() - run.start, 1), round(train_loss, 4), round(val_mae, 4)]
         row += [int(-score[0]), int(score[1])] if validation_tasks else []
         judges = len(validation_tasks or ())
-        if score_key(score, config.judge_ties, judges) < score_key(run.best.score, config.judge_ties, judges):
+        key = score_key(score, config.judge_ties, judges)
+        if key < score_key(run.best.score, config.judge_ties, judges):
             run.best = Chosen(score, epoch, copy.deepcopy(model.state_dict()))
+        if candidates is not None and group.is_main and candidates.wants(key):
+            weights = run.best.weights if run.best.epoch == epoch else copy.deepcopy(model.state_dict())
+            candidates.offer(Chosen(score, epoch, weights), key, progress.judge_walks.get(str(epoch)))
         progress.curve.append(row)  # [epoch, seconds, mean training loss, validation error(, solved, steps)]
         progress.epoch, progress.seconds = epoch, time.perf_counter() - run.start
         if validation_tasks and settled(progress.curve, len(validation_tasks), config.settle_epochs):

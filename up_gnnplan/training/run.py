@@ -30,6 +30,34 @@ class Chosen(NamedTuple):
     weights: dict  # the model's state_dict
 
 
+class Candidates:
+    """The best epochs of a run other than by its own choice alone: at most ``most`` of them, each kept with its
+    weights and its judge's walks, in the order of the run's comparison (:func:`~up_gnnplan.training.judging.score_key`).
+    ``gnnplan learn`` gives one to :func:`~up_gnnplan.training.loop.train` where a search on larger problems is to
+    choose among epochs that the greedy judge ranks closely (:mod:`up_gnnplan.learn.frontier_judge`). A run continued
+    from its state file offers the epochs of this session only."""
+
+    def __init__(self, most: int):
+        self.most = most
+        self.kept: list[tuple[tuple, Chosen, list | None]] = []  # (key, the epoch, its walks), best first
+
+    def wants(self, key: tuple) -> bool:
+        """Whether an epoch compared by ``key`` (lower wins) would be kept."""
+        return len(self.kept) < self.most or key < self.kept[-1][0]
+
+    def offer(self, chosen: Chosen, key: tuple, walks: list | None = None) -> None:
+        """Keep ``chosen`` (compared by ``key``) if it is among the ``most`` best offered so far."""
+        if not self.wants(key):
+            return
+        self.kept.append((key, chosen, walks))
+        self.kept.sort(key=lambda entry: (entry[0], entry[1].epoch))
+        del self.kept[self.most:]
+
+    def epochs(self) -> list[int]:
+        """The kept epochs, best first."""
+        return [chosen.epoch for _, chosen, _ in self.kept]
+
+
 @dataclass
 class TrainingRun:
     """What the parts of one training run share (see the module docstring)."""
