@@ -887,6 +887,9 @@ def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_
         "another epoch is kept where it solves more")
     results, best = [], None
     for epoch in order:
+        if hopeless({"solved": 0}, best, len(frontier)):
+            say(f"  the chosen epoch solved all {len(frontier)}: no other epoch can solve more")
+            break
         path = work / CANDIDATE_FILE if epoch == chosen_epoch else work / f"epoch-{epoch}.onnx"
         if epoch != chosen_epoch:
             model.load_state_dict(by_epoch[epoch][0].weights)
@@ -918,13 +921,16 @@ def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_
     os.replace(work / f"epoch-{best['epoch']}.onnx", work / CANDIDATE_FILE)
     candidate, walks = by_epoch[best["epoch"]]
     record["best_epoch"] = best["epoch"]
+    if len(candidate.score) == 3:
+        record["best_validation_mae"] = round(float(candidate.score[2]), 4)  # its epoch's error on the held-out states
     judged = record["policy_validation"]
     judged["steps"] = int(candidate.score[1])
     if walks is not None:
         judged["walks"] = walks
     record["frontier_judge"]["why"] = (
         f"epoch {best['epoch']} solved {best['solved']} of the {len(frontier)} frontier problems, the greedy judge's "
-        f"epoch {chosen_epoch} {results[0]['solved']}; the record's other figures are of epoch {chosen_epoch}")
+        f"epoch {chosen_epoch} {results[0]['solved']}; the record's figures other than the judge's and the "
+        f"held-out error are of epoch {chosen_epoch}")
     say(f"  epoch {best['epoch']} is kept instead of epoch {chosen_epoch}: {best['solved']} against "
         f"{results[0]['solved']} of the frontier problems")
 
