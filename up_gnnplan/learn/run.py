@@ -439,10 +439,11 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges, front
     head = (run.recipe or {}).get("head") or options.head or HEAD
     device = resolve_device(options.device)
 
+    reserved = {"frontier": frontier_reserve(clock.budget, len(frontier))}  # until the walks show it will not run
+
     def training_left() -> float:
         return (clock.left() - export_reserve(clock.budget) - choosing_reserve(clock.budget, len(judges), head)
-                - search_judge_reserve(clock.budget, judges, run.judge_plans)
-                - frontier_reserve(clock.budget, len(frontier)))
+                - search_judge_reserve(clock.budget, judges, run.judge_plans) - reserved["frontier"])
 
     seconds = training_left()
     # A continued run whose training had begun ends it in the time left, however short (the chosen epoch is in its
@@ -510,6 +511,8 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges, front
                          "took before its first epoch: too little to train at all; give a longer --timeout (the "
                          f"labels are kept in {work}: the same command goes on from them)") from None
     judged = record.get("policy_validation") or {}
+    if candidates is not None and judged.get("solved", 0) >= len(tasks):
+        candidates, reserved["frontier"] = None, 0.0  # every judge problem walked: the frontier judge will not run
     if refining and judged.get("solved", 0) < len(tasks):
         model, encoding, record = _train_on(model, encoding, record, data, config, validation, tasks, state_path, say,
                                             clock, error, training_left, candidates)
