@@ -35,6 +35,7 @@ from up_gnnplan.limits import TimeLimitReached
 LABEL_SHARE = 0.30  # labelling takes at most this share of the budget
 GRAPH_FILE = "graph.onnx"  # in the run folder: the network exported untrained, before training (_graph_ahead)
 CANDIDATE_FILE = "model.onnx"  # in the run folder: the trained model before its final record (the search judge runs it)
+EPOCH_FILE = "epoch-"  # in the run folder, EPOCH_FILE + "N.onnx": epoch N's model while the frontier judge runs it
 MIN_TRAIN_SECONDS = 3.0  # less than this for training is refused (no model could be chosen)
 MIN_BUDGET_SECONDS = 10.0  # below this the run is refused at once: start-up, loading and export alone take seconds
 MAX_STATES = 20_000  # expand a training problem fully up to this many states
@@ -246,6 +247,8 @@ def _stages(domain, output, options, say, run, work, clock, train_problems, judg
     candidate = work / CANDIDATE_FILE  # the model as mode auto runs it, but for the share the search judge may set
     with clock.stage("export"):
         _export(model, encoding, config, record, data.domain, candidate, work / GRAPH_FILE)
+    for stale in work.glob(f"{EPOCH_FILE}*.onnx"):  # the frontier judge's files of a run stopped in that stage
+        stale.unlink()
     if candidates is not None and frontier and _lowered_share(record, judges):
         with clock.stage("frontier-judge"):
             _frontier_stage(domain, model, encoding, config, record, data.domain, candidates, frontier, options,
@@ -893,7 +896,7 @@ def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_
         if hopeless({"solved": 0}, best, len(frontier)):
             say(f"  the chosen epoch solved all {len(frontier)}: no other epoch can solve more")
             break
-        path = work / CANDIDATE_FILE if epoch == chosen_epoch else work / f"epoch-{epoch}.onnx"
+        path = work / CANDIDATE_FILE if epoch == chosen_epoch else work / f"{EPOCH_FILE}{epoch}.onnx"
         if epoch != chosen_epoch:
             model.load_state_dict(by_epoch[epoch][0].weights)
             _export(model, encoding, config, record, domain_name, path, work / GRAPH_FILE)
@@ -909,7 +912,7 @@ def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_
             + "; ".join(f"{n}: {_searched(r)}" for n, r in found["problems"].items()) + ")")
         if best is None or better(found, best):
             if best is not None and best["epoch"] != chosen_epoch:
-                (work / f"epoch-{best['epoch']}.onnx").unlink(missing_ok=True)
+                (work / f"{EPOCH_FILE}{best['epoch']}.onnx").unlink(missing_ok=True)
             best = found
         elif epoch != chosen_epoch:
             path.unlink(missing_ok=True)
@@ -921,7 +924,7 @@ def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_
     if best["epoch"] == chosen_epoch:
         say(f"  the chosen epoch {chosen_epoch} stays")
         return
-    os.replace(work / f"epoch-{best['epoch']}.onnx", work / CANDIDATE_FILE)
+    os.replace(work / f"{EPOCH_FILE}{best['epoch']}.onnx", work / CANDIDATE_FILE)
     candidate, walks = by_epoch[best["epoch"]]
     record["best_epoch"] = best["epoch"]
     if len(candidate.score) == 3:
