@@ -894,7 +894,8 @@ def _frontier_stage(domain: Path, model, encoding, config, record: dict, domain_
     results, best = [], None
     for epoch in order:
         if hopeless({"solved": 0}, best, len(frontier)):
-            say(f"  the chosen epoch solved all {len(frontier)}: no other epoch can solve more")
+            which = "the chosen epoch" if best["epoch"] == chosen_epoch else f"epoch {best['epoch']}"
+            say(f"  {which} solved all {len(frontier)}: no other epoch can solve more")
             break
         path = work / CANDIDATE_FILE if epoch == chosen_epoch else work / f"{EPOCH_FILE}{epoch}.onnx"
         if epoch != chosen_epoch:
