@@ -102,6 +102,7 @@ def engine_params(ctx: click.Context) -> dict:
 @engine_option("--astray-factor", param="astray_factor", type=click.FloatRange(min=0.0))
 @engine_option("--seed-fallback/--no-seed-fallback", param="seed_fallback")
 @engine_option("--backtrack/--no-backtrack", param="backtrack")
+@engine_option("--hide-done/--no-hide-done", param="hide_done")
 @engine_option("--action-elimination/--no-action-elimination", param="action_elimination")
 @engine_option("--symmetry/--no-symmetry", param="symmetry")
 @engine_option("--deferred", param="deferred", type=click.Choice(["auto", "true", "false"]))

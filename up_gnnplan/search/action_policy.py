@@ -36,6 +36,7 @@ from up_gnnplan.limits import GENERATING, LimitReached, Limits
 from up_gnnplan.search.common import (Inputs, Progress, SearchResult, Status, enter_path, exhausted, limits_of,
                                       seed_path, seeded_note, stopped)
 from up_gnnplan.search.course import Course, limit_note, step_limit
+from up_gnnplan.search.done_view import DoneView, scores_with_hidden
 from up_gnnplan.search.ff import FFHeuristic
 from up_gnnplan.search.symmetry import SearchSymmetry
 from up_gnnplan.states.actions import ActionRows
@@ -55,9 +56,15 @@ RANKED_STATES = 16
 BACK_SHARE, BACK_FLOOR = 0.25, 8
 
 
-def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str) -> np.ndarray:
-    """Return the preferences of ``actions`` in ``state``, scored in parts with the limits checked between."""
+def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str, view: DoneView | None = None) -> np.ndarray:
+    """Return the preferences of ``actions`` in ``state``, scored in parts with the limits checked between; with
+    ``view``, on the state without its done objects where that applies (:mod:`.done_view`)."""
     state_input = inputs([state])[0]
+    if view is not None and len(actions) <= SCORE_CHUNK:
+        shown = view(state_input, ActionInput(*rows(actions)))
+        if shown is not None:
+            smaller, part, mask = shown
+            return scores_with_hidden(np.asarray(scorer(smaller, part), dtype=np.float64), mask)
     scores = np.empty(len(actions), dtype=np.float64)
     for start in range(0, len(actions), SCORE_CHUNK):
         if start:
@@ -69,7 +76,7 @@ def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str) -> n
 
 def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: float | None = None,
                           limits: Limits | None = None, inputs: Inputs | None = None,
-                          course: Course | None = None, backtrack: bool = True) -> SearchResult:
+                          course: Course | None = None, backtrack: bool = True, hide_done: bool = False) -> SearchResult:
     """Follow the best-scored action with an unvisited successor from the initial state of ``task``;
     ``course`` may extend ``limits`` (a share of a solve's time) while the walk is on course. With
     ``backtrack``, a state whose successors have all been visited is left for the state before it
@@ -80,6 +87,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
     evaluated, step, back = 0, 0, 0
     try:
         inputs, rows = inputs or Inputs(task), ActionRows(task)
+        view = DoneView(task, inputs.atoms) if hide_done else None
         generate = limits.uninterruptible(GENERATING)
         state = task.initial_state()
         visited = {state.get_index()}
@@ -87,7 +95,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
         for step in itertools.count():
             if is_goal(task, state):
                 return SearchResult(Status.SOLVED, path.actions, path.cost, step, evaluated, limits.deadline.elapsed(),
-                                    _back_note(back), path.surprises, "surprise")
+                                    _back_note(back, view=view), path.surprises, "surprise")
             max_steps = step_limit(course, step, state, max_steps)  # passed where the walk is on course
             if step >= max_steps:
                 break
@@ -96,7 +104,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
             if known is None:
                 actions = generate(lambda: applicable_actions(state), f"step {step + 1}")
                 limits.check(f"after generating the {len(actions):,} applicable actions of step {step + 1}")
-                preferences = (_score(scorer, inputs, rows, state, actions, limits, f"step {step + 1}")
+                preferences = (_score(scorer, inputs, rows, state, actions, limits, f"step {step + 1}", view)
                                if actions else np.empty(0))
                 evaluated += len(actions)
                 limits.check(f"after scoring the {len(actions):,} applicable actions of step {step + 1}")
@@ -115,7 +123,7 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
                 why = None
                 if not (backtrack and path.states):
                     why = (f"every state reachable from the initial state visited ({len(visited):,}) after {step} "
-                           f"steps{_back_note(back, ', ')}" if backtrack else
+                           f"steps{_back_note(back, ', ', view)}" if backtrack else
                            f"no unvisited successor after {step} steps")
                 elif back + 1 >= BACK_FLOOR and back + 1 > BACK_SHARE * step:
                     why = (f"{back + 1} of its {step} steps were steps back (over {BACK_SHARE:.0%}): it searches "
@@ -133,11 +141,13 @@ def action_policy_rollout(task, scorer, *, max_steps: int = 1000, time_limit: fl
     except LimitReached as error:
         return stopped(error, path.actions, path.cost, step, evaluated, limits)
     return SearchResult(Status.GAVE_UP, path.actions, path.cost, max_steps, evaluated, limits.deadline.elapsed(),
-                        limit_note(course, max_steps) + _back_note(back, "; "), path.surprises, "surprise")
+                        limit_note(course, max_steps) + _back_note(back, "; ", view), path.surprises, "surprise")
 
 
-def _back_note(back: int, lead: str = "") -> str:
-    return f"{lead}{back} step(s) taken back" if back else ""
+def _back_note(back: int, lead: str = "", view: DoneView | None = None) -> str:
+    """The steps taken back, and the steps scored without their done objects, in words (after ``lead``)."""
+    notes = [f"{back} step(s) taken back" if back else "", view.note() if view is not None else ""]
+    return lead + "; ".join(filter(None, notes)) if any(notes) else ""
 
 
 class _Trail:

@@ -779,7 +779,7 @@ _SEARCH_MODES = [
             "the greedy policy of V: the unvisited successor of lowest value", counts="steps"),
     _search("gbfs", VALUE, ("symmetry", "deferred"), "greedy best-first search on V with duplicate detection"),
     _search("dual-gbfs", VALUE, ("symmetry", "deferred"), "GBFS alternating between V and the FF heuristic"),
-    _search("action-policy", ACTIONS, ("max_steps", "backtrack"),
+    _search("action-policy", ACTIONS, ("max_steps", "backtrack", "hide_done"),
             "the greedy policy of an action head: the best-scored action with an unvisited successor, going back "
             "along its path where there is none", counts="steps"),
     _search("policy-best-first", ACTIONS, ("symmetry",), "best-first search on the action head's log-probabilities"),
