@@ -52,9 +52,8 @@ class DoneView:
     def __init__(self, task, atoms):
         self.task, self.atoms = task, atoms  # atoms: the task's StateAtoms (static atoms first in every state's)
         self.statics = len(atoms.static)
-        types = list(task.object_types)
-        names = {kind: i for i, kind in enumerate(dict.fromkeys(types))}
-        self.kind = np.array([names[kind] for kind in types], dtype=np.int64)
+        self.group = _static_groups(task, atoms.static.args)
+        self.static_goal = None  # which goal literals, positive and negative, the static atoms hold
         self.hidden_steps = 0  # steps scored on a view
         self.hidden_objects = 0  # summed over those steps
         self.mark = None  # (goal literals left, hidden steps) where the view's progress was last checked
@@ -65,14 +64,20 @@ class DoneView:
         n, atoms, goal = state.num_objects, state.atoms, state.goal
         negative = state.negative_goal if state.negative_goal is not None else _empty(atoms.args.shape[1])
         base = n + 1
-        keys = atom_keys(atoms.pred, atoms.args, base)
-        holds = np.isin(atom_keys(goal.pred, goal.args, base), keys)
-        violated = np.isin(atom_keys(negative.pred, negative.args, base), keys)
+        fluent = Atoms(atoms.pred[self.statics:], atoms.args[self.statics:])
+        keys = atom_keys(fluent.pred, fluent.args, base)
+        goal_keys, negative_keys = atom_keys(goal.pred, goal.args, base), atom_keys(negative.pred, negative.args, base)
+        if self.static_goal is None:  # the goal literals static atoms decide (the static atoms are the task's)
+            static = atom_keys(atoms.pred[:self.statics], atoms.args[:self.statics], base)
+            self.static_goal = np.isin(goal_keys, static), np.isin(negative_keys, static)
+        holds = np.isin(goal_keys, keys) | self.static_goal[0]
+        violated = np.isin(negative_keys, keys) | self.static_goal[1]
         named = _objects(n, goal.args, negative.args)
         ok = named & ~_objects(n, goal.args[~holds], negative.args[violated])
-        fluent = Atoms(atoms.pred[self.statics:], atoms.args[self.statics:])
-        wanted = np.isin(atom_keys(fluent.pred, fluent.args, base), atom_keys(goal.pred, goal.args, base))
+        wanted = np.isin(keys, goal_keys)
         ok &= ~_objects(n, fluent.args[~wanted])
+        if ok.sum() < MIN_SHARE * n:  # too few to hide, whatever follows
+            return ok, int((~holds).sum() + violated.sum())
         # unsettled: the first object of a goal literal that does not hold, and the first object of a fluent atom
         # whose other objects are unsettled (what is on a block that must move must move)
         unsettled = _objects(n, goal.args[~holds][:, :1], negative.args[violated][:, :1])
@@ -83,19 +88,9 @@ class DoneView:
                 break
             unsettled = grown
         ok &= ~unsettled
-        # static atoms tie a done object to a not-done one of its type (the map stays whole)
-        static = atoms.args[:self.statics]
-        static = static[(static >= 0).sum(axis=1) > 1]
-        while ok.any():
-            tied = np.zeros(n, dtype=bool)
-            for kind in np.unique(self.kind[ok]):
-                of_kind = self.kind == kind
-                loose = of_kind & ~ok
-                rows = static[_names_any(static, loose) & _names_any(static, ok & of_kind)]
-                tied |= _objects(n, rows) & ok & of_kind
-            if not tied.any():
-                break
-            ok &= ~tied
+        # static atoms tie a done object to a not-done one of its type (the map stays whole): a group of objects of
+        # one type joined by static atoms is done together or not at all
+        ok &= np.bincount(self.group, weights=~ok, minlength=n)[self.group] == 0
         for _ in range(BORDER):  # a done object in a fluent atom about one shown (its first object) is shown too
             ok &= ~_objects(n, others[_names_any(subjects, ~ok)])
         return ok, int((~holds).sum() + violated.sum())
@@ -142,6 +137,30 @@ def scores_with_hidden(scored: np.ndarray, mask: np.ndarray) -> np.ndarray:
     out = np.full(len(mask), (scored.min() if len(scored) else 0.0) - HIDDEN_BELOW, dtype=np.float64)
     out[mask] = scored
     return out
+
+
+def _static_groups(task, static: np.ndarray) -> np.ndarray:
+    """One group number per object of ``task``: objects of one type joined, directly or through others of that type,
+    by static atoms (``static``: their arguments) share one."""
+    n = task.num_objects
+    types = list(task.object_types)
+    kinds = {kind: i for i, kind in enumerate(dict.fromkeys(types))}
+    kind = np.array([kinds[t] for t in types], dtype=np.int64)
+    pairs = [static[:, [i, j]] for i in range(static.shape[1]) for j in range(i + 1, static.shape[1])]
+    edges = np.concatenate(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+    edges = edges[(edges >= 0).all(axis=1)]
+    edges = edges[kind[edges[:, 0]] == kind[edges[:, 1]]]
+    group = np.arange(n)
+    while len(edges):  # the least object number of each group, spread along the edges
+        low = np.minimum(group[edges[:, 0]], group[edges[:, 1]])
+        spread = group.copy()
+        np.minimum.at(spread, edges[:, 0], low)
+        np.minimum.at(spread, edges[:, 1], low)
+        spread = spread[spread]
+        if (spread == group).all():
+            break
+        group = spread
+    return group
 
 
 def _empty(width: int) -> Atoms:
