@@ -13,7 +13,9 @@ one successor graph per action.
   default: a depth-first search ordered by the model; Goldminer's greedy walks end in such a
   corner after 3-174 steps), or gives up (``backtrack=False``). Once more than a quarter of its
   steps were steps back it gives up all the same: it is searching, which the fallback's
-  best-first search does better (Sokoban's walks in dead ends).
+  best-first search does better (Sokoban's walks in dead ends). With ``hide_done``, a large
+  state's actions are scored on the state without the objects it is done with
+  (:mod:`.done_view`): the later steps of a long walk get cheaper.
 - :func:`policy_best_first` expands states in order of the summed negative log-probabilities
   ``-log softmax(preferences)`` of the actions leading to them: complete on finite spaces, it
   is the fallback for models without a value head. With ``symmetry`` (the default) it keeps one
@@ -61,10 +63,12 @@ def _score(scorer, inputs, rows, state, actions, limits: Limits, step: str, view
     ``view``, on the state without its done objects where that applies (:mod:`.done_view`)."""
     state_input = inputs([state])[0]
     if view is not None and len(actions) <= SCORE_CHUNK:
-        shown = view(state_input, ActionInput(*rows(actions)))
-        if shown is not None:
-            smaller, part, mask = shown
-            return scores_with_hidden(np.asarray(scorer(smaller, part), dtype=np.float64), mask)
+        whole = ActionInput(*rows(actions))
+        shown = view(state_input, whole)
+        if shown is None:
+            return np.asarray(scorer(state_input, whole), dtype=np.float64)
+        smaller, part, mask = shown
+        return scores_with_hidden(np.asarray(scorer(smaller, part), dtype=np.float64), mask)
     scores = np.empty(len(actions), dtype=np.float64)
     for start in range(0, len(actions), SCORE_CHUNK):
         if start:
