@@ -133,3 +133,11 @@ def test_a_walk_of_120_blocks_with_the_shipped_model_is_valid_and_scored_on_the_
     assert result.status is Status.SOLVED
     assert_valid_up_plan(task, result)
     assert ("scored without their done objects" in result.message) is hide_done
+
+
+def test_objects_of_one_type_joined_by_static_atoms_are_one_group(tmp_path):
+    task = _task(tmp_path, TRANSPORT, TRANSPORT_PROBLEM.replace("(road l2 l3) (road l3 l2)", ""))
+    group = DoneView(task, Inputs(task).atoms).group
+    of = {name: int(group[i]) for i, name in enumerate(task.object_names)}
+    assert of["l1"] == of["l2"] != of["l3"]  # the road between l2 and l3 left out
+    assert len({of[name] for name in [*DELIVERED, "p", "q", "t"]}) == len(DELIVERED) + 3
