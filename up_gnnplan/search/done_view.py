@@ -13,8 +13,8 @@ An object is done in a state where
   (a Blocksworld block on its goal block, but not the clear block on top of a tower, which may still be built on;
   the location a truck is at stays);
 - it is not *unsettled*: the first object of a goal literal that does not hold is unsettled (it must change:
-  ``on(w, r)`` for a block ``w`` not yet there), and so is every object in a goal atom that holds with an unsettled
-  one, as far as that reaches (a block on its goal block ``w`` must move once ``w`` moves, and the one on it too);
+  ``on(w, r)`` for a block ``w`` not yet there), and so is the first object of a fluent atom whose other objects
+  are unsettled, as far as that reaches (a block on ``w`` must move once ``w`` moves, and the one on it too);
 - no static atom ties it to an object of its type that is not done (a location on a road to one that is not: the
   map stays whole; a served passenger's origin floor does not keep the passenger).
 
@@ -50,28 +50,31 @@ class DoneView:
     """Score the actions of a state of ``task`` on the state without its done objects (see the module docstring)."""
 
     def __init__(self, task, atoms):
-        self.task, self.atoms = task, atoms  # atoms: the task's StateAtoms (static atoms first in every state's)
-        self.statics = len(atoms.static)
+        self.task = task
+        self.statics = len(atoms.static)  # atoms: the task's StateAtoms; the static atoms come first in every state's
         self.group = _static_groups(task, atoms.static.args)
-        self.static_goal = None  # which goal literals, positive and negative, the static atoms hold
+        self.goal_keys = None  # the goal's atom keys, positive and negative, and which of them static atoms hold
         self.hidden_steps = 0  # steps scored on a view
         self.hidden_objects = 0  # summed over those steps
         self.mark = None  # (goal literals left, hidden steps) where the view's progress was last checked
         self.dropped = ""  # why the view was dropped for the rest of the walk
 
     def done(self, state: StateInput) -> tuple[np.ndarray, int]:
-        """Return a mask over the objects of ``state`` (which are done) and the goal literals it does not hold."""
+        """Return a mask over the objects of ``state`` (which are done) and the goal literals it does not hold; where
+        fewer than :data:`MIN_SHARE` of them could be done, the mask is not narrowed further (no view then)."""
         n, atoms, goal = state.num_objects, state.atoms, state.goal
-        negative = state.negative_goal if state.negative_goal is not None else _empty(atoms.args.shape[1])
+        negative = state.negative_goal if state.negative_goal is not None else Atoms.concat([], atoms.args.shape[1])
         base = n + 1
         fluent = Atoms(atoms.pred[self.statics:], atoms.args[self.statics:])
         keys = atom_keys(fluent.pred, fluent.args, base)
-        goal_keys, negative_keys = atom_keys(goal.pred, goal.args, base), atom_keys(negative.pred, negative.args, base)
-        if self.static_goal is None:  # the goal literals static atoms decide (the static atoms are the task's)
+        if self.goal_keys is None:  # the goal and the static atoms are the task's
+            goal_keys = atom_keys(goal.pred, goal.args, base)
+            negative_keys = atom_keys(negative.pred, negative.args, base)
             static = atom_keys(atoms.pred[:self.statics], atoms.args[:self.statics], base)
-            self.static_goal = np.isin(goal_keys, static), np.isin(negative_keys, static)
-        holds = np.isin(goal_keys, keys) | self.static_goal[0]
-        violated = np.isin(negative_keys, keys) | self.static_goal[1]
+            self.goal_keys = goal_keys, negative_keys, np.isin(goal_keys, static), np.isin(negative_keys, static)
+        goal_keys, negative_keys, static_holds, static_violated = self.goal_keys
+        holds = np.isin(goal_keys, keys) | static_holds
+        violated = np.isin(negative_keys, keys) | static_violated
         named = _objects(n, goal.args, negative.args)
         ok = named & ~_objects(n, goal.args[~holds], negative.args[violated])
         wanted = np.isin(keys, goal_keys)
@@ -120,8 +123,7 @@ class DoneView:
         self.hidden_objects += hidden
         view = StateInput(_renumbered(state.atoms, done, number), _renumbered(state.goal, done, number), len(shown),
                           None if state.negative_goal is None else _renumbered(state.negative_goal, done, number))
-        args = actions.args[scored]
-        return view, ActionInput(actions.schema[scored], np.where(args >= 0, number[args], -1).astype(args.dtype)), scored
+        return view, ActionInput(actions.schema[scored], _renumber(actions.args[scored], number)), scored
 
     def note(self) -> str:
         """The view's part of a walk, in words (empty where it never applied)."""
@@ -163,10 +165,6 @@ def _static_groups(task, static: np.ndarray) -> np.ndarray:
     return group
 
 
-def _empty(width: int) -> Atoms:
-    return Atoms(np.zeros(0, np.int32), np.zeros((0, width), np.int32))
-
-
 def _objects(n: int, *arrays: np.ndarray) -> np.ndarray:
     """A mask over ``n`` objects: those named in any row of ``arrays`` (-1 padded object ids)."""
     mask = np.zeros(n + 1, dtype=bool)
@@ -186,5 +184,9 @@ def _names_any(args: np.ndarray, objects: np.ndarray) -> np.ndarray:
 def _renumbered(atoms: Atoms, done: np.ndarray, number: np.ndarray) -> Atoms:
     """``atoms`` without those that name a done object, their objects renumbered."""
     keep = ~_names_any(atoms.args, done)
-    args = atoms.args[keep]
-    return Atoms(atoms.pred[keep], np.where(args >= 0, number[args], -1).astype(atoms.args.dtype))
+    return Atoms(atoms.pred[keep], _renumber(atoms.args[keep], number))
+
+
+def _renumber(args: np.ndarray, number: np.ndarray) -> np.ndarray:
+    """Object ids ``args`` (-1 padded) by ``number`` (old id -> new)."""
+    return np.where(args >= 0, number[args], -1).astype(args.dtype)
