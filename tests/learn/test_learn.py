@@ -484,6 +484,33 @@ def test_the_network_s_size_is_chosen_recorded_and_kept_by_a_continued_run(tmp_p
     assert not output.exists()
 
 
+def test_the_weight_average_follows_the_epochs_and_is_recorded_and_kept_by_a_continued_run(tmp_path):
+    """``--ema-epochs N``: the weight average's decay per step gives a time constant of N epochs; the run and the
+    model record it, the training uses it, and a continued run refuses another."""
+    from up_gnnplan.learn.recipe import choose, config_of, ema_decay
+
+    assert ema_decay(0, 4096, 32) == 0.0
+    assert ema_decay(2, 4096, 32) == pytest.approx(1 - 1 / 256)
+    labelled = [dict(objects=5, plan_length=8), dict(objects=9, plan_length=14)]
+    recipe = choose(600, labelled, [20], ema_epochs=2)
+    assert recipe.ema == pytest.approx(ema_decay(2, recipe.epoch_states, recipe.batch_size))
+    assert config_of(recipe, seed=0).ema == recipe.ema and choose(600, labelled, [20]).ema == 0.0
+
+    _gripper(tmp_path / "g", [2, 3, 4])
+    output = tmp_path / "m.onnx"
+    args = ["learn", str(tmp_path / "g" / "domain.pddl"), str(tmp_path / "g"), "-o", str(output), "--timeout", "15",
+            "--device", "cpu", "--ema-epochs", "2"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    meta = _metadata(output)
+    decay = meta["training_record"]["learn"]["recipe"]["ema"]
+    assert 0.0 < decay < 1.0 and meta["train_config"]["ema"] == decay
+    output.unlink()
+    again = CliRunner().invoke(main, [*args[:-2], "--ema-epochs", "0", "--timeout", "30"])
+    assert again.exit_code == 2 and "weight average of decay" in again.output, again.output
+    assert not output.exists()
+
+
 @pytest.mark.parametrize("record, judges, expected", [
     ({"policy_validation": {"solved": 0}}, 4, 0.1),  # no judge problem solved: a tenth for the learned part
     ({"policy_validation": {"solved": 1}}, 4, 0.2),  # one of four: a quarter of the way to the engine's default

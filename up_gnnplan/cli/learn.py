@@ -42,6 +42,9 @@ from up_gnnplan.learn.recipe import HEADS
               help="The network's message-passing layers (their weights shared). Fewer layers and features make each "
                    "policy step cheaper on large problems; the layers also bound how far along the state's atoms the "
                    "policy sees.  [default: 30]")
+@click.option("--ema-epochs", type=click.FloatRange(min=0.0), default=None, metavar="EPOCHS",
+              help="Weight averaging: each epoch is judged and kept as an exponential moving average of the weights "
+                   "over about EPOCHS epochs; 0: none.  [default: 0]")
 @click.option("--labels-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               metavar="RUN_FOLDER",
               help="Start from the labels of another run of the same problems (its folder, OUTPUT.learn): another "
@@ -54,7 +57,7 @@ from up_gnnplan.learn.recipe import HEADS
 @memory_option("of each labelling process (its address space gets room for what it maps) [default: half the RAM, "
                "within what is free].")
 def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, device, batch_size, head, hidden, layers,
-          labels_from, label_only, memory_mb):
+          ema_epochs, labels_from, label_only, memory_mb):
     """Learn a model of DOMAIN from PROBLEMS (files or folders): label, train, judge, export, in one time limit.
 
     The largest problems are held back as the judge that chooses the model; the rest are labelled
@@ -78,7 +81,7 @@ def learn(domain, problems, output, timeout, jobs, work_dir, seed, labels, devic
         argv = argv + ["--labels", labels]  # the record names the labels, whatever the default becomes
     options = LearnOptions(minutes=timeout / 60.0, jobs=jobs, work_dir=work_dir, seed=seed, labels=labels,
                            memory_mb=memory_mb, device=device, batch_size=batch_size, label_only=label_only, head=head,
-                           hidden=hidden, layers=layers, labels_from=labels_from,
+                           hidden=hidden, layers=layers, ema_epochs=ema_epochs, labels_from=labels_from,
                            command="gnnplan learn " + " ".join(argv), started=command_start())
     try:
         with stopped_by_sigterm():

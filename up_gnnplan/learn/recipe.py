@@ -120,6 +120,9 @@ REFINE_SHARE = 0.3
 # The network's size: 32 features and 30 layers (the R-GNN paper's) unless the command asks for others (``--hidden``,
 # ``--layers``): a policy step's time grows with both, the problems the policy generalises to with the layers.
 HIDDEN, LAYERS = 32, 30
+# Weight averaging (``--ema-epochs``): each epoch is judged and kept as an exponential moving average of the weights
+# whose time constant is this many epochs (the decay per step follows from the epoch's steps); 0: off.
+EMA_EPOCHS = 0.0
 MIN_REFINE_PROBLEMS = 4
 OPTIMAL_LABELS = ("expanded", "optimal-plan")
 
@@ -143,6 +146,7 @@ class Recipe:
     refine_share: float = 0.0  # of the training time (seconds), kept for the refinement
     hidden: int = HIDDEN  # the R-GNN's features; runs of an earlier version recorded none: theirs were 32
     layers: int = LAYERS  # its message-passing layers (weights shared); runs of an earlier version: 30
+    ema: float = 0.0  # TrainConfig.ema: the weight average's decay per step (ema_decay); 0: none (earlier versions')
 
 
 def error_name(head: str) -> str:
@@ -171,14 +175,24 @@ def refine_problems(labelled: list[dict], held_out_names=(), judges: int = 1) ->
     return optimal if satisficing and judges and len(optimal) >= MIN_REFINE_PROBLEMS else []
 
 
+def ema_decay(epochs: float, epoch_states: int, batch_size: int) -> float:
+    """The weight average's decay per optimisation step for a time constant of ``epochs`` epochs of ``epoch_states``
+    states in batches of ``batch_size``; 0.0 (no average) where ``epochs`` is 0."""
+    if epochs <= 0:
+        return 0.0
+    steps = max(1.0, epochs * epoch_states / batch_size)
+    return 1.0 - 1.0 / steps
+
+
 def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int], gpu: bool = False,
            batch_size: int | None = None, head: str = HEAD, held_out_names: list[str] = (), hidden: int | None = None,
-           layers: int | None = None) -> Recipe:
+           layers: int | None = None, ema_epochs: float | None = None) -> Recipe:
     """Return the recipe for ``train_seconds`` of training on ``labelled`` problem summaries
     (``objects``, ``plan_length`` each), judged on problems of ``judge_objects`` objects, on a GPU or
     not; ``batch_size`` None: the device's (:data:`CPU_BATCH`, :data:`GPU_BATCH`); ``head``: one of :data:`HEADS`;
     ``held_out_names``: the labelled problems held out (:func:`held_out`), by whose error the judge's ties are broken;
-    ``hidden``, ``layers``: the network's size (None: :data:`HIDDEN`, :data:`LAYERS`)."""
+    ``hidden``, ``layers``: the network's size (None: :data:`HIDDEN`, :data:`LAYERS`); ``ema_epochs``: the weight
+    average's time constant in epochs (None: :data:`EMA_EPOCHS`; 0: none)."""
     batch = batch_size or (GPU_BATCH if gpu else CPU_BATCH)
     # States per second grow with the batch, less than in proportion (measured: CPU 2.5x, H100 6.5x from 32 to 256).
     rate = (ASSUMED_GPU_RATE * (batch / GPU_BATCH) ** 0.9) if gpu else ASSUMED_RATE * (batch / CPU_BATCH) ** 0.44
@@ -192,7 +206,8 @@ def choose(train_seconds: float, labelled: list[dict], judge_objects: list[int],
     refine = refine_problems(labelled, held_out_names, len(judge_objects)) if "logits" in head.split("+") else []
     return Recipe(head, epoch_states, policy_steps, train_seconds, batch, BASE_LR * batch / CPU_BATCH,
                   list(held_out_names), JUDGE_TIES if held_out_names else "steps", UNKNOWN_SUCCESSORS, refine,
-                  REFINE_SHARE if refine else 0.0, hidden or HIDDEN, layers or LAYERS)
+                  REFINE_SHARE if refine else 0.0, hidden or HIDDEN, layers or LAYERS,
+                  ema_decay(EMA_EPOCHS if ema_epochs is None else ema_epochs, epoch_states, batch))
 
 
 def config_of(recipe: Recipe, seed: int, device: str = "auto"):
@@ -206,6 +221,6 @@ def config_of(recipe: Recipe, seed: int, device: str = "auto"):
                        policy_steps=recipe.policy_steps,
                        validation_fraction=0.0, validation_states=max(64, min(2000, recipe.epoch_states // 4)),
                        seed=seed, threads=1, batch_size=recipe.batch_size, lr=recipe.lr, hidden=recipe.hidden,
-                       layers=recipe.layers,
+                       layers=recipe.layers, ema=recipe.ema,
                        judge_ties=recipe.judge_ties, unknown_successors=recipe.unknown_successors, device=device,
                        epoch_seconds=EPOCH_SHARE * recipe.seconds, judge_seconds=JUDGE_SHARE * recipe.seconds)

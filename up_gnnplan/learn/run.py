@@ -82,6 +82,7 @@ class LearnOptions:
     labels_from: Path | None = None  # a run folder of the same problems whose labels a new run starts from
     hidden: int | None = None  # the network's features; None: recipe.HIDDEN
     layers: int | None = None  # its message-passing layers; None: recipe.LAYERS
+    ema_epochs: float | None = None  # the weight average's time constant in epochs; None: recipe.EMA_EPOCHS, 0: none
 
 
 def choosing_reserve(budget: float, judges: int, head: str) -> float:
@@ -429,7 +430,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges, front
     from up_gnnplan.datasets.store import Dataset
     from up_gnnplan.learn.frontier_judge import CANDIDATES
     from up_gnnplan.learn.frontier_judge import reserve as frontier_reserve
-    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, error_name, held_out
+    from up_gnnplan.learn.recipe import HEAD, Recipe, choose, config_of, ema_decay, error_name, held_out
     from up_gnnplan.problems import load_task
     from up_gnnplan.training.devices import resolve_device
     from up_gnnplan.training.loop import train
@@ -464,7 +465,7 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges, front
         run.recipe = asdict(choose(seconds, summaries, [p.objects for p in judges], gpu=device.type == "cuda",
                                    batch_size=options.batch_size, head=options.head or HEAD,
                                    held_out_names=[p.name for p in held_out(labelled)], hidden=options.hidden,
-                                   layers=options.layers))
+                                   layers=options.layers, ema_epochs=options.ema_epochs))
         _save_run(work, run)
     recipe = Recipe(**run.recipe)
     kept = ("head", "batch_size", "hidden", "layers")  # chosen when training began; a continued run keeps them
@@ -472,6 +473,11 @@ def _train_stage(domain, options, say, run, work, clock, labelled, judges, front
         raise LearnError(f"the run in {work} trains {recipe.head} at batches of {recipe.batch_size} with "
                          f"{recipe.hidden} features and {recipe.layers} layers, as chosen when its training began; "
                          "continue it without --head, --batch-size, --hidden and --layers, or remove the folder to "
+                         "start anew")
+    if options.ema_epochs is not None and ema_decay(options.ema_epochs, recipe.epoch_states,
+                                                    recipe.batch_size) != recipe.ema:
+        raise LearnError(f"the run in {work} trains with a weight average of decay {recipe.ema:g} a step (0: none), as "
+                         "chosen when its training began; continue it without --ema-epochs, or remove the folder to "
                          "start anew")
     labels = {p.name: work / "labels" / f"{p.name}.npz" for p in labelled}
     data = Dataset.load_all(path for name, path in labels.items() if name not in recipe.held_out)
